@@ -1,0 +1,84 @@
+//===- CommBase.td - comm dialect definition ---------------*- tablegen -*-===//
+//
+// The comm dialect carries point-to-point and collective communication of
+// whole tensors between the ranks of a rankc program. Computation stays in
+// upstream dialects; only messages live here.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef RANKC_COMM_BASE_TD
+#define RANKC_COMM_BASE_TD
+
+include "mlir/IR/OpBase.td"
+include "mlir/IR/AttrTypeBase.td"
+include "mlir/IR/EnumAttr.td"
+include "mlir/Interfaces/SideEffectInterfaces.td"
+
+def Comm_Dialect : Dialect {
+  let name = "comm";
+  let cppNamespace = "::rankc::comm";
+  let summary = "Messages between the ranks of a rankc program";
+  let description = [{
+    A rankc module holds one `func.func` per program of the DAG. Discardable
+    attributes of this dialect describe how the functions map onto MPI ranks;
+    the dialect verifies them:
+
+    - `comm.world_size` (module, integer >= 1): the number of ranks; with it,
+      the functions carrying `comm.ranks` cover every rank exactly once.
+    - `comm.data_parallel` (module, dictionary): bucketing settings of a
+      data-parallel training step.
+    - `comm.ranks` (function): `array<i64: ...>` of ranks or the string "all".
+    - `comm.input` / `comm.param` (function argument): the DAG node id of a
+      value supplied at run time; `param` marks trainable parameters, in
+      registration order.
+    - `comm.outputs` (function result): the output names of that value.
+    - `comm.grad_of` (function result): the parameter id it is the gradient of.
+  }];
+  let hasOperationAttrVerify = 1;
+  let hasRegionArgAttrVerify = 1;
+  let hasRegionResultAttrVerify = 1;
+  let useDefaultAttributePrinterParser = 1;
+  let extraClassDeclaration = [{
+    void registerAttributes();
+
+    static constexpr ::llvm::StringLiteral kWorldSize = "comm.world_size";
+    static constexpr ::llvm::StringLiteral kDataParallel = "comm.data_parallel";
+    static constexpr ::llvm::StringLiteral kRanks = "comm.ranks";
+    static constexpr ::llvm::StringLiteral kInput = "comm.input";
+    static constexpr ::llvm::StringLiteral kParam = "comm.param";
+    static constexpr ::llvm::StringLiteral kOutputs = "comm.outputs";
+    static constexpr ::llvm::StringLiteral kGradOf = "comm.grad_of";
+  }];
+}
+
+// Every communication op reads and writes this resource. That keeps them
+// alive through DCE and canonicalization (a receive whose value is unused
+// must still run, or its sender blocks forever) and keeps their relative
+// order: passes may move computation across messages, never messages
+// across each other.
+def Comm_Network : Resource<"::rankc::comm::NetworkResource">;
+
+class Comm_Op<string mnemonic, list<Trait> traits = []>
+    : Op<Comm_Dialect, mnemonic, traits>;
+
+def Comm_ReduceKind : I32EnumAttr<"ReduceKind", "reduction of a collective", [
+    I32EnumAttrCase<"sum", 0>, I32EnumAttrCase<"prod", 1>,
+    I32EnumAttrCase<"max", 2>, I32EnumAttrCase<"min", 3>,
+    I32EnumAttrCase<"mean", 4>]> {
+  let cppNamespace = "::rankc::comm";
+  let genSpecializedAttr = 0;
+}
+
+def Comm_ReduceKindAttr : EnumAttr<Comm_Dialect, Comm_ReduceKind, "reduce"> {
+  let assemblyFormat = "$value";
+}
+
+// A tag is what the DAG wrote: a non-negative integer below 2^31 or a
+// non-empty string. Mapping onto MPI tags happens across ranks, later.
+def Comm_TagAttr : AnyAttrOf<[I64Attr, StrAttr]>;
+
+// Element types that the DAG format knows.
+def Comm_Element : AnyTypeOf<[I1, I8, I32, I64, F16, BF16, F32, F64]>;
+def Comm_Tensor : RankedTensorOf<[Comm_Element]>;
+
+#endif // RANKC_COMM_BASE_TD

@@ -1,0 +1,242 @@
+//===- CommDialect.cpp - comm dialect and its discardable attributes ------===//
+//
+// The comm.* attributes on modules, functions, arguments and results describe
+// how a module's functions map onto MPI ranks. They are verified here, so that
+// every tool that reads a rankc module (rankc, rankc-opt) rejects the same
+// malformed programs with the same messages.
+//
+//===----------------------------------------------------------------------===//
+
+#include "rankc/Dialect/Comm/Comm.h"
+
+#include "mlir/IR/BuiltinOps.h"
+#include "mlir/Interfaces/FunctionInterfaces.h"
+#include "llvm/ADT/DenseSet.h"
+#include "llvm/ADT/StringExtras.h"
+#include "llvm/ADT/StringSet.h"
+
+using namespace mlir;
+using namespace rankc::comm;
+
+#include "rankc/Dialect/Comm/CommDialect.cpp.inc"
+
+void CommDialect::initialize() {
+  addOperations<
+#define GET_OP_LIST
+#include "rankc/Dialect/Comm/CommOps.cpp.inc"
+      >();
+  registerAttributes();
+}
+
+bool rankc::comm::isValidNodeId(StringRef id) {
+  if (id.empty() || !(llvm::isAlpha(id[0]) || id[0] == '_'))
+    return false;
+  return llvm::all_of(id.drop_front(), [](char c) {
+    return llvm::isAlnum(c) || c == '_' || c == '.' || c == ':' || c == '-';
+  });
+}
+
+bool rankc::comm::isValidOutputName(StringRef name) {
+  // Names become file names: "." and ".." would escape or alias the folder.
+  if (name.empty() || name == "." || name == "..")
+    return false;
+  return llvm::all_of(name, [](char c) {
+    return llvm::isAlnum(c) || c == '_' || c == '.' || c == '-';
+  });
+}
+
+//===----------------------------------------------------------------------===//
+// Module and function attributes
+//===----------------------------------------------------------------------===//
+
+/// With `comm.world_size` on a module, the programs' ranks partition
+/// [0, world_size).
+static LogicalResult verifyRankCover(ModuleOp module, int64_t worldSize) {
+  std::vector<Operation *> owner(worldSize, nullptr);
+  for (Operation &op : module.getBody()->getOperations()) {
+    Attribute ranks = op.getAttr(CommDialect::kRanks);
+    if (!ranks)
+      continue;
+    if (isa<StringAttr>(ranks)) {
+      for (int64_t r = 0; r < worldSize; ++r) {
+        if (owner[r])
+          return op.emitOpError("runs on all ranks, but rank ")
+                 << r << " also belongs to another program";
+        owner[r] = &op;
+      }
+      continue;
+    }
+    for (int64_t r : cast<DenseI64ArrayAttr>(ranks).asArrayRef()) {
+      if (r < 0 || r >= worldSize)
+        return op.emitOpError("runs on rank ")
+               << r << ", outside the world of " << worldSize << " ranks";
+      if (owner[r])
+        return op.emitOpError("runs on rank ")
+               << r << ", which already belongs to another program";
+      owner[r] = &op;
+    }
+  }
+  for (int64_t r = 0; r < worldSize; ++r)
+    if (!owner[r])
+      return module.emitOpError("rank ") << r << " belongs to no program";
+  return success();
+}
+
+static LogicalResult verifyDataParallel(Operation *op, DictionaryAttr dict) {
+  for (NamedAttribute entry : dict) {
+    StringRef key = entry.getName().getValue();
+    Attribute value = entry.getValue();
+    if (key == "bucket_cap_mb" || key == "first_bucket_cap_mb") {
+      auto f = dyn_cast<FloatAttr>(value);
+      if (!f || !(f.getValueAsDouble() > 0))
+        return op->emitOpError("'comm.data_parallel' ")
+               << key << " must be a positive float";
+    } else if (key == "order") {
+      auto s = dyn_cast<StringAttr>(value);
+      if (!s || (s.getValue() != "ready" && s.getValue() != "ddp-initial"))
+        return op->emitOpError(
+            "'comm.data_parallel' order must be \"ready\" or \"ddp-initial\"");
+    } else if (key == "ignore") {
+      auto a = dyn_cast<ArrayAttr>(value);
+      if (!a || !llvm::all_of(a, [](Attribute x) { return isa<StringAttr>(x); }))
+        return op->emitOpError(
+            "'comm.data_parallel' ignore must be an array of strings");
+    } else {
+      return op->emitOpError("'comm.data_parallel' has unknown key '")
+             << key << "'";
+    }
+  }
+  return success();
+}
+
+/// A function with `comm.ranks` is a program: every argument is an input or a
+/// parameter, every result has output names, and ids and names are unique.
+static LogicalResult verifyProgram(FunctionOpInterface fn) {
+  llvm::StringSet<> ids, names;
+  for (unsigned i = 0, e = fn.getNumArguments(); i < e; ++i) {
+    auto input = fn.getArgAttrOfType<StringAttr>(i, CommDialect::kInput);
+    auto param = fn.getArgAttrOfType<StringAttr>(i, CommDialect::kParam);
+    if (!input == !param)
+      return fn.emitOpError("argument #")
+             << i << " must have exactly one of 'comm.input' and 'comm.param'";
+    StringRef id = input ? input.getValue() : param.getValue();
+    if (!ids.insert(id).second)
+      return fn.emitOpError("two arguments have the id '") << id << "'";
+  }
+  for (unsigned i = 0, e = fn.getNumResults(); i < e; ++i) {
+    auto outs = fn.getResultAttrOfType<ArrayAttr>(i, CommDialect::kOutputs);
+    if (!outs)
+      return fn.emitOpError("result #") << i << " has no 'comm.outputs' names";
+    for (Attribute name : outs)
+      if (!names.insert(cast<StringAttr>(name).getValue()).second)
+        return fn.emitOpError("output name '")
+               << cast<StringAttr>(name).getValue() << "' is used twice";
+  }
+  return success();
+}
+
+LogicalResult CommDialect::verifyOperationAttribute(Operation *op,
+                                                    NamedAttribute attr) {
+  StringRef name = attr.getName().getValue();
+  Attribute value = attr.getValue();
+  if (name == kWorldSize) {
+    auto module = dyn_cast<ModuleOp>(op);
+    auto size = dyn_cast<IntegerAttr>(value);
+    if (!module)
+      return op->emitOpError("'comm.world_size' is only valid on a module");
+    if (!size || size.getInt() < 1)
+      return op->emitOpError("'comm.world_size' must be an integer >= 1");
+    return verifyRankCover(module, size.getInt());
+  }
+  if (name == kDataParallel) {
+    auto dict = dyn_cast<DictionaryAttr>(value);
+    if (!isa<ModuleOp>(op) || !dict)
+      return op->emitOpError(
+          "'comm.data_parallel' must be a dictionary on a module");
+    return verifyDataParallel(op, dict);
+  }
+  if (name == kRanks) {
+    auto fn = dyn_cast<FunctionOpInterface>(op);
+    if (!fn)
+      return op->emitOpError("'comm.ranks' is only valid on a function");
+    if (auto all = dyn_cast<StringAttr>(value)) {
+      if (all.getValue() != "all")
+        return op->emitOpError(
+            "'comm.ranks' must be an array<i64> of ranks or \"all\"");
+    } else if (auto ranks = dyn_cast<DenseI64ArrayAttr>(value)) {
+      if (ranks.empty())
+        return op->emitOpError("'comm.ranks' must not be empty");
+      llvm::DenseSet<int64_t> seen;
+      for (int64_t r : ranks.asArrayRef())
+        if (r < 0 || !seen.insert(r).second)
+          return op->emitOpError("'comm.ranks' must list distinct ranks >= 0");
+    } else {
+      return op->emitOpError(
+          "'comm.ranks' must be an array<i64> of ranks or \"all\"");
+    }
+    return verifyProgram(fn);
+  }
+  return op->emitOpError("unknown or misplaced attribute '") << name << "'";
+}
+
+//===----------------------------------------------------------------------===//
+// Argument and result attributes
+//===----------------------------------------------------------------------===//
+
+LogicalResult CommDialect::verifyRegionArgAttribute(Operation *op, unsigned,
+                                                    unsigned argIndex,
+                                                    NamedAttribute attr) {
+  StringRef name = attr.getName().getValue();
+  if (name != kInput && name != kParam)
+    return op->emitOpError("'")
+           << name << "' is not valid on a function argument";
+  auto id = dyn_cast<StringAttr>(attr.getValue());
+  if (!id || !isValidNodeId(id.getValue()))
+    return op->emitOpError("argument #")
+           << argIndex << ": '" << name << "' must be a valid node id";
+  return success();
+}
+
+LogicalResult CommDialect::verifyRegionResultAttribute(Operation *op, unsigned,
+                                                       unsigned resultIndex,
+                                                       NamedAttribute attr) {
+  StringRef name = attr.getName().getValue();
+  auto fn = dyn_cast<FunctionOpInterface>(op);
+  if (!fn)
+    return op->emitOpError("'") << name << "' is only valid on a function";
+  if (name == kOutputs) {
+    auto names = dyn_cast<ArrayAttr>(attr.getValue());
+    if (!names || names.empty())
+      return op->emitOpError("result #")
+             << resultIndex << ": 'comm.outputs' must be a non-empty array";
+    for (Attribute n : names) {
+      auto s = dyn_cast<StringAttr>(n);
+      if (!s || !isValidOutputName(s.getValue()))
+        return op->emitOpError("result #")
+               << resultIndex << ": invalid output name " << n;
+    }
+    return success();
+  }
+  if (name == kGradOf) {
+    auto param = dyn_cast<StringAttr>(attr.getValue());
+    if (!param)
+      return op->emitOpError("result #")
+             << resultIndex << ": 'comm.grad_of' must be a string";
+    for (unsigned i = 0, e = fn.getNumArguments(); i < e; ++i) {
+      auto id = fn.getArgAttrOfType<StringAttr>(i, kParam);
+      if (id && id == param) {
+        if (fn.getArgumentTypes()[i] != fn.getResultTypes()[resultIndex])
+          return op->emitOpError("result #")
+                 << resultIndex << ": gradient type "
+                 << fn.getResultTypes()[resultIndex]
+                 << " differs from parameter '" << param.getValue()
+                 << "' of type " << fn.getArgumentTypes()[i];
+        return success();
+      }
+    }
+    return op->emitOpError("result #")
+           << resultIndex << ": 'comm.grad_of' names '" << param.getValue()
+           << "', which is not a parameter of this program";
+  }
+  return op->emitOpError("'") << name << "' is not valid on a function result";
+}

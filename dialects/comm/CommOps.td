@@ -1,0 +1,71 @@
+//===- CommOps.td - comm dialect operations ----------------*- tablegen -*-===//
+
+#ifndef RANKC_COMM_OPS_TD
+#define RANKC_COMM_OPS_TD
+
+include "CommBase.td"
+
+def Comm_SendOp : Comm_Op<"send", [
+    MemoryEffects<[MemRead<Comm_Network>, MemWrite<Comm_Network>]>]> {
+  let summary = "send a tensor to one rank";
+  let description = [{
+    Sends `value` to a peer rank under `tag`. The peer is an absolute rank
+    (`to rank 3`) or an offset from the executing rank modulo the world size
+    (`to offset -1`). A send has no result and is never removed.
+
+    ```mlir
+    comm.send %halo to offset 1 tag "east" : tensor<8xf32>
+    ```
+  }];
+  let arguments = (ins Comm_Tensor:$value, I64Attr:$peer, UnitAttr:$relative,
+                       Comm_TagAttr:$tag);
+  let assemblyFormat = [{
+    $value `to` custom<Peer>($peer, $relative) `tag` custom<Tag>($tag)
+    attr-dict `:` type($value)
+  }];
+  let hasVerifier = 1;
+}
+
+def Comm_RecvOp : Comm_Op<"recv", [
+    MemoryEffects<[MemRead<Comm_Network>, MemWrite<Comm_Network>]>]> {
+  let summary = "receive a tensor from one rank";
+  let description = [{
+    The tensor that the peer rank sends to this rank under `tag`. Never
+    removed, even when its result is unused: its sender would wait forever.
+
+    ```mlir
+    %h = comm.recv from rank 0 tag 7 : tensor<8xf32>
+    ```
+  }];
+  let arguments = (ins I64Attr:$peer, UnitAttr:$relative, Comm_TagAttr:$tag);
+  let results = (outs Comm_Tensor:$result);
+  let assemblyFormat = [{
+    `from` custom<Peer>($peer, $relative) `tag` custom<Tag>($tag)
+    attr-dict `:` type($result)
+  }];
+  let hasVerifier = 1;
+}
+
+def Comm_AllReduceOp : Comm_Op<"allreduce", [
+    MemoryEffects<[MemRead<Comm_Network>, MemWrite<Comm_Network>]>,
+    AllTypesMatch<["value", "result"]>]> {
+  let summary = "reduce a tensor elementwise over all ranks";
+  let description = [{
+    Every rank contributes `value`; every rank receives the elementwise
+    reduction. All ranks have exactly one allreduce per tag, of the same type
+    and reduction (checked across ranks). `mean` takes floats.
+
+    ```mlir
+    %g = comm.allreduce sum %x tag "grads" : tensor<16xf32>
+    ```
+  }];
+  let arguments = (ins Comm_ReduceKindAttr:$reduce, Comm_Tensor:$value,
+                       Comm_TagAttr:$tag);
+  let results = (outs Comm_Tensor:$result);
+  let assemblyFormat = [{
+    $reduce $value `tag` custom<Tag>($tag) attr-dict `:` type($value)
+  }];
+  let hasVerifier = 1;
+}
+
+#endif // RANKC_COMM_OPS_TD

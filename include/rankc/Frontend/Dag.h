@@ -1,0 +1,161 @@
+//===- Dag.h - the serialized DAG, parsed -----------------------*- C++ -*-===//
+//
+// The in-memory form of a `rankc-dag` version 1 document (see
+// shared/spec/dag-format.md). The JSON reader fills it with what the text
+// says, checking JSON types and keys; the checker resolves names, infers
+// shapes and dtypes and enforces the spec's rules; the importer turns a
+// checked document into MLIR. Nothing here depends on MLIR.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef RANKC_FRONTEND_DAG_H
+#define RANKC_FRONTEND_DAG_H
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <variant>
+#include <vector>
+
+namespace rankc::dag {
+
+enum class DType : uint8_t { Bool, I8, I32, I64, F16, BF16, F32, F64 };
+
+std::optional<DType> parseDType(std::string_view name);
+const char *dtypeName(DType t);
+unsigned dtypeBytes(DType t);
+bool isFloat(DType t);
+bool isInteger(DType t); // i8 i32 i64 (not bool)
+
+#define RANKC_DAG_OPS(X)                                                       \
+  X(Input, "input") X(Param, "param") X(Constant, "constant") X(Iota, "iota")  \
+  X(Neg, "neg") X(Abs, "abs") X(Exp, "exp") X(Log, "log") X(Sqrt, "sqrt")      \
+  X(Rsqrt, "rsqrt") X(Sin, "sin") X(Cos, "cos") X(Tanh, "tanh") X(Erf, "erf")  \
+  X(Sigmoid, "sigmoid") X(Relu, "relu") X(Floor, "floor") X(Ceil, "ceil")      \
+  X(Not, "not") X(Cast, "cast")                                                \
+  X(Add, "add") X(Sub, "sub") X(Mul, "mul") X(Div, "div") X(Pow, "pow")        \
+  X(Maximum, "maximum") X(Minimum, "minimum")                                  \
+  X(Eq, "eq") X(Ne, "ne") X(Lt, "lt") X(Le, "le") X(Gt, "gt") X(Ge, "ge")      \
+  X(And, "and") X(Or, "or") X(Where, "where")                                  \
+  X(Einsum, "einsum") X(Matmul, "matmul")                                      \
+  X(Sum, "sum") X(Prod, "prod") X(Max, "max") X(Min, "min") X(Mean, "mean")    \
+  X(Reshape, "reshape") X(Transpose, "transpose")                              \
+  X(BroadcastTo, "broadcast_to") X(Slice, "slice") X(Concat, "concat")         \
+  X(Send, "send") X(Recv, "recv") X(AllReduce, "allreduce")
+
+enum class Op : uint8_t {
+#define RANKC_X(name, text) name,
+  RANKC_DAG_OPS(RANKC_X)
+#undef RANKC_X
+};
+
+std::optional<Op> parseOp(std::string_view name);
+const char *opName(Op op);
+
+enum class OpClass : uint8_t {
+  Leaf, Unary, Binary, Compare, Logical, Where, Contraction, Reduction,
+  Shape, Comm
+};
+OpClass opClass(Op op);
+
+enum class Reduce : uint8_t { Sum, Prod, Max, Min, Mean };
+std::optional<Reduce> parseReduce(std::string_view name);
+
+/// A peer: an absolute rank, or an offset from the executing rank.
+struct Peer {
+  int64_t value = 0;
+  bool relative = false;
+};
+
+/// A tag as written: an integer or a string.
+using Tag = std::variant<int64_t, std::string>;
+
+/// A constant's `value`: a number (bool, integer or float) or nested list.
+struct Scalar {
+  enum Kind : uint8_t { Bool, Int, Float } kind = Int;
+  bool b = false;
+  int64_t i = 0;
+  double f = 0;
+};
+struct ConstantValue {
+  std::vector<int64_t> shape; // the nesting of the JSON lists
+  std::vector<Scalar> elements; // row-major
+};
+
+/// Which optional keys a node wrote (so that "absent" and "default" differ).
+enum NodeKey : uint32_t {
+  K_args = 1u << 0, K_shape = 1u << 1, K_dtype = 1u << 2, K_value = 1u << 3,
+  K_axis = 1u << 4, K_axes = 1u << 5, K_keepdims = 1u << 6, K_spec = 1u << 7,
+  K_perm = 1u << 8, K_begin = 1u << 9, K_end = 1u << 10, K_step = 1u << 11,
+  K_dest = 1u << 12, K_src = 1u << 13, K_tag = 1u << 14, K_reduce = 1u << 15,
+};
+
+/// Source position of something in the document (1-based), for diagnostics.
+struct Pos {
+  uint32_t line = 0, col = 0;
+};
+
+struct Node {
+  std::string id;
+  Op op = Op::Input;
+  uint32_t keys = 0; // NodeKey bits
+  std::vector<std::string> argNames;
+  std::vector<uint32_t> args; // resolved by the checker (indices into nodes)
+  std::vector<int64_t> shape;
+  DType dtype = DType::F32;
+  ConstantValue value;
+  int64_t axis = 0;
+  std::vector<int64_t> axes, perm, begin, end, step;
+  bool keepdims = false;
+  std::string spec;
+  Peer peer;
+  Tag tag;
+  Reduce reduce = Reduce::Sum;
+  Pos pos;
+
+  // Filled by the checker.
+  std::vector<int64_t> outShape; // the value's shape (sends: the sent one)
+  DType outDType = DType::F32;
+
+  bool has(NodeKey k) const { return keys & k; }
+};
+
+struct Output {
+  std::string name;
+  std::string nodeName;
+  std::optional<std::string> gradOf;
+  uint32_t node = 0; // resolved by the checker
+  Pos pos;
+};
+
+struct Program {
+  bool allRanks = false;
+  std::vector<int64_t> ranks; // when !allRanks, as written
+  std::vector<Node> nodes;
+  std::vector<Output> outputs; // in document order
+  Pos pos;
+  std::vector<uint32_t> order; // topological, filled by the checker
+
+  /// "[0]", "[0, 2]" or "all": how diagnostics name this program.
+  std::string ranksText() const;
+};
+
+struct DataParallel {
+  double bucketCapMb = 25;
+  double firstBucketCapMb = 1;
+  bool ddpInitialOrder = false;
+  std::vector<std::string> ignore;
+  Pos pos;
+};
+
+struct Document {
+  std::string file; // as given on the command line, for diagnostics
+  int64_t worldSize = 1;
+  std::optional<DataParallel> dataParallel;
+  std::vector<Program> programs;
+};
+
+} // namespace rankc::dag
+
+#endif // RANKC_FRONTEND_DAG_H

@@ -1,0 +1,278 @@
+//===- DagImporter.cpp - checked Document to MLIR -------------------------===//
+//
+// One func.func per program:
+//   - inputs and params become arguments (params in registration order),
+//     tagged `comm.input` / `comm.param` with their node ids;
+//   - each node becomes ops at its location (file, program, node id), in the
+//     checker's topological order;
+//   - each distinct (node, grad_of) among the outputs becomes one result
+//     carrying all its names in `comm.outputs`.
+//
+//===----------------------------------------------------------------------===//
+
+#include "rankc/Frontend/DagImporter.h"
+#include "TensorBuilders.h"
+#include "rankc/Dialect/Comm/Comm.h"
+#include "rankc/Frontend/DagChecker.h"
+#include "rankc/Frontend/DagDiagnostics.h"
+#include "rankc/Frontend/DagReader.h"
+
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/Dialect/Linalg/IR/Linalg.h"
+#include "mlir/Dialect/Tensor/IR/Tensor.h"
+#include "mlir/IR/Verifier.h"
+
+using namespace mlir;
+
+namespace rankc::dag {
+namespace {
+
+class Importer {
+public:
+  Importer(MLIRContext *ctx, const Document &doc)
+      : ctx(ctx), doc(doc), b(ctx) {}
+
+  OwningOpRef<ModuleOp> run();
+
+private:
+  void importProgram(ModuleOp module, const Program &p);
+  Value importNode(const Program &p, const Node &n, ArrayRef<Value> values);
+  Attribute tagAttr(const Tag &tag);
+  static std::string functionName(const Program &p);
+
+  MLIRContext *ctx;
+  const Document &doc;
+  OpBuilder b;
+};
+
+std::string Importer::functionName(const Program &p) {
+  if (p.allRanks)
+    return "all";
+  if (p.ranks.size() == 1)
+    return "rank" + std::to_string(p.ranks[0]);
+  std::string name = "ranks";
+  for (int64_t r : p.ranks)
+    name += "_" + std::to_string(r);
+  return name;
+}
+
+Attribute Importer::tagAttr(const Tag &tag) {
+  if (auto *i = std::get_if<int64_t>(&tag))
+    return b.getI64IntegerAttr(*i);
+  return b.getStringAttr(std::get<std::string>(tag));
+}
+
+Value Importer::importNode(const Program &p, const Node &n,
+                           ArrayRef<Value> values) {
+  Location loc = makeLoc(ctx, doc.file, n.pos, &p, n.id);
+  auto arg = [&](size_t i) { return values[n.args[i]]; };
+  auto argNode = [&](size_t i) -> const Node & { return p.nodes[n.args[i]]; };
+  SmallVector<Value> args;
+  for (size_t i = 0; i < n.args.size(); ++i)
+    args.push_back(arg(i));
+
+  switch (opClass(n.op)) {
+  case OpClass::Leaf:
+    return n.op == Op::Constant ? buildConstant(b, loc, n)
+                                : buildIota(b, loc, n);
+  case OpClass::Unary: {
+    DType from = argNode(0).outDType;
+    return buildElementwise(
+        b, loc, args, n.outShape, n.outDType,
+        [&](OpBuilder &nb, Location l, ValueRange x) -> Value {
+          if (n.op == Op::Cast)
+            return castScalar(nb, l, x[0], from, n.outDType);
+          return unaryScalar(nb, l, n.op, from, x[0]);
+        });
+  }
+  case OpClass::Binary: case OpClass::Compare: case OpClass::Logical: {
+    DType t = argNode(0).outDType;
+    return buildElementwise(
+        b, loc, args, n.outShape, n.outDType,
+        [&](OpBuilder &nb, Location l, ValueRange x) -> Value {
+          return binaryScalar(nb, l, n.op, t, x[0], x[1]);
+        });
+  }
+  case OpClass::Where:
+    return buildElementwise(
+        b, loc, args, n.outShape, n.outDType,
+        [&](OpBuilder &nb, Location l, ValueRange x) -> Value {
+          return arith::SelectOp::create(nb, l, x[0], x[1], x[2]);
+        });
+  case OpClass::Contraction: {
+    if (n.op == Op::Matmul)
+      return buildMatmul(b, loc, n, args[0], args[1]);
+    std::string why;
+    EinsumSpec spec = *parseEinsum(n.spec, why);
+    return buildEinsum(b, loc, n, args, spec.inputs, spec.output);
+  }
+  case OpClass::Reduction:
+    return buildReduction(b, loc, n, args[0], argNode(0).outDType,
+                          argNode(0).outShape);
+  case OpClass::Shape:
+    switch (n.op) {
+    case Op::Reshape:
+      return buildReshape(b, loc, args[0], n.outShape);
+    case Op::Transpose: {
+      Value init = tensor::EmptyOp::create(b, loc, n.outShape,
+                                           elementType(ctx, n.outDType));
+      return linalg::TransposeOp::create(b, loc, args[0], init, n.perm)
+          .getResult()[0];
+    }
+    case Op::BroadcastTo:
+      return buildElementwise(
+          b, loc, args, n.outShape, n.outDType,
+          [](OpBuilder &, Location, ValueRange x) -> Value { return x[0]; });
+    case Op::Slice: {
+      SmallVector<OpFoldResult> offsets, sizes, strides;
+      for (size_t i = 0; i < n.outShape.size(); ++i) {
+        offsets.push_back(b.getIndexAttr(n.begin[i]));
+        sizes.push_back(b.getIndexAttr(n.outShape[i]));
+        strides.push_back(b.getIndexAttr(n.step[i]));
+      }
+      return tensor::ExtractSliceOp::create(
+          b, loc, tensorType(ctx, n.outShape, n.outDType), args[0], offsets,
+          sizes, strides);
+    }
+    default:
+      return tensor::ConcatOp::create(b, loc, n.axis, args);
+    }
+  case OpClass::Comm:
+    if (n.op == Op::Send) {
+      comm::SendOp::create(b, loc, args[0], b.getI64IntegerAttr(n.peer.value),
+                           n.peer.relative ? b.getUnitAttr() : UnitAttr(),
+                           tagAttr(n.tag));
+      return Value();
+    }
+    if (n.op == Op::Recv)
+      return comm::RecvOp::create(b, loc,
+                                  tensorType(ctx, n.outShape, n.outDType),
+                                  b.getI64IntegerAttr(n.peer.value),
+                                  n.peer.relative ? b.getUnitAttr() : UnitAttr(),
+                                  tagAttr(n.tag));
+    return comm::AllReduceOp::create(
+        b, loc, args[0].getType(), comm::ReduceKindAttr::get(ctx, comm::ReduceKind(n.reduce)),
+        args[0], tagAttr(n.tag));
+  }
+  llvm_unreachable("unhandled op class");
+}
+
+void Importer::importProgram(ModuleOp module, const Program &p) {
+  // Arguments: inputs and params, in document order.
+  SmallVector<Type> argTypes;
+  SmallVector<uint32_t> argNodes;
+  for (uint32_t i = 0; i < p.nodes.size(); ++i) {
+    const Node &n = p.nodes[i];
+    if (n.op == Op::Input || n.op == Op::Param) {
+      argTypes.push_back(tensorType(ctx, n.outShape, n.outDType));
+      argNodes.push_back(i);
+    }
+  }
+  // Results: one per distinct (node, grad_of), in order of first mention.
+  struct Result {
+    uint32_t node;
+    std::optional<std::string> gradOf;
+    SmallVector<Attribute> names;
+  };
+  SmallVector<Result> results;
+  for (const Output &o : p.outputs) {
+    auto it = llvm::find_if(results, [&](const Result &r) {
+      return r.node == o.node && r.gradOf == o.gradOf;
+    });
+    if (it == results.end()) {
+      results.push_back({o.node, o.gradOf, {}});
+      it = std::prev(results.end());
+    }
+    it->names.push_back(b.getStringAttr(o.name));
+  }
+  SmallVector<Type> resultTypes;
+  for (const Result &r : results)
+    resultTypes.push_back(tensorType(ctx, p.nodes[r.node].outShape,
+                                     p.nodes[r.node].outDType));
+
+  b.setInsertionPointToEnd(module.getBody());
+  auto fn = func::FuncOp::create(b, makeLoc(ctx, doc.file, p.pos, &p),
+                                 functionName(p),
+                                 b.getFunctionType(argTypes, resultTypes));
+  if (p.allRanks)
+    fn->setAttr(comm::CommDialect::kRanks, b.getStringAttr("all"));
+  else
+    fn->setAttr(comm::CommDialect::kRanks, b.getDenseI64ArrayAttr(p.ranks));
+  Block *entry = fn.addEntryBlock();
+  std::vector<Value> values(p.nodes.size());
+  for (size_t i = 0; i < argNodes.size(); ++i) {
+    const Node &n = p.nodes[argNodes[i]];
+    fn.setArgAttr(i,
+                  n.op == Op::Param ? comm::CommDialect::kParam
+                                    : comm::CommDialect::kInput,
+                  b.getStringAttr(n.id));
+    values[argNodes[i]] = entry->getArgument(i);
+    entry->getArgument(i).setLoc(makeLoc(ctx, doc.file, n.pos, &p, n.id));
+  }
+  for (size_t i = 0; i < results.size(); ++i) {
+    fn.setResultAttr(i, comm::CommDialect::kOutputs,
+                     b.getArrayAttr(results[i].names));
+    if (results[i].gradOf)
+      fn.setResultAttr(i, comm::CommDialect::kGradOf,
+                       b.getStringAttr(*results[i].gradOf));
+  }
+
+  b.setInsertionPointToStart(entry);
+  for (uint32_t i : p.order) {
+    const Node &n = p.nodes[i];
+    if (n.op != Op::Input && n.op != Op::Param)
+      values[i] = importNode(p, n, values);
+  }
+  SmallVector<Value> returned;
+  for (const Result &r : results)
+    returned.push_back(values[r.node]);
+  func::ReturnOp::create(b, fn.getLoc(), returned);
+}
+
+OwningOpRef<ModuleOp> Importer::run() {
+  OwningOpRef<ModuleOp> module =
+      ModuleOp::create(makeLoc(ctx, doc.file, Pos{1, 1}));
+  module->getOperation()->setAttr(comm::CommDialect::kWorldSize,
+                                  b.getI64IntegerAttr(doc.worldSize));
+  if (doc.dataParallel) {
+    const DataParallel &dp = *doc.dataParallel;
+    SmallVector<Attribute> ignore;
+    for (const std::string &id : dp.ignore)
+      ignore.push_back(b.getStringAttr(id));
+    module->getOperation()->setAttr(
+        comm::CommDialect::kDataParallel,
+        b.getDictionaryAttr({
+            b.getNamedAttr("bucket_cap_mb", b.getF64FloatAttr(dp.bucketCapMb)),
+            b.getNamedAttr("first_bucket_cap_mb",
+                           b.getF64FloatAttr(dp.firstBucketCapMb)),
+            b.getNamedAttr("ignore", b.getArrayAttr(ignore)),
+            b.getNamedAttr("order", b.getStringAttr(dp.ddpInitialOrder
+                                                        ? "ddp-initial"
+                                                        : "ready")),
+        }));
+  }
+  for (const Program &p : doc.programs)
+    importProgram(*module, p);
+  return module;
+}
+
+} // namespace
+
+OwningOpRef<ModuleOp> importDag(MLIRContext *ctx, const Document &doc) {
+  return Importer(ctx, doc).run();
+}
+
+OwningOpRef<ModuleOp> translateDagToMLIR(MLIRContext *ctx, StringRef file,
+                                         StringRef text) {
+  FailureOr<Document> doc = readDag(ctx, file, text);
+  if (failed(doc) || failed(checkDag(ctx, *doc)))
+    return {};
+  OwningOpRef<ModuleOp> module = importDag(ctx, *doc);
+  // The checker should have caught everything; a failure here is our bug,
+  // reported as a diagnostic rather than a crash.
+  if (failed(verify(*module)))
+    return {};
+  return module;
+}
+
+} // namespace rankc::dag

@@ -1,0 +1,684 @@
+//===- DagReader.cpp - JSON text to Document ------------------------------===//
+//
+// simdjson's On-Demand API reads the document in one forward pass without
+// building a DOM (a 60 MB document parses in well under a second; see
+// bench/). Every value is checked for its JSON type as it is read; any key
+// that the format does not define is an error, so typos never pass.
+//
+//===----------------------------------------------------------------------===//
+
+#include "rankc/Frontend/DagReader.h"
+#include "rankc/Frontend/DagDiagnostics.h"
+#include "rankc/Dialect/Comm/Comm.h"
+
+#include "mlir/IR/Diagnostics.h"
+#include "llvm/ADT/StringSwitch.h"
+
+#include <simdjson.h>
+
+using namespace mlir;
+namespace od = simdjson::ondemand;
+
+namespace rankc::dag {
+namespace {
+
+class Reader {
+public:
+  Reader(MLIRContext *ctx, StringRef file, const char *base)
+      : ctx(ctx), file(file), base(base) {}
+
+  FailureOr<Document> read(od::document &doc);
+
+private:
+  // Positions: byte offsets become (line, column) through a cursor that only
+  // moves forward, so converting every node's offset is linear overall.
+  Pos posOf(const char *p);
+  Pos posOf(od::value &v) {
+    auto loc = v.current_location();
+    return loc.error() ? Pos{} : posOf(loc.value_unsafe());
+  }
+
+  // Emits `msg` at `pos` (in `program`, at `node` if given); always false.
+  bool fail(Pos pos, const Twine &msg, const Program *program = nullptr,
+            StringRef node = {}) {
+    if (!failed)
+      emitError(makeLoc(ctx, file, pos, program, node)) << msg;
+    failed = true;
+    return false;
+  }
+  bool failJson(simdjson::error_code err, Pos pos) {
+    return fail(pos, Twine("malformed JSON: ") + simdjson::error_message(err));
+  }
+
+  bool readProgram(od::value v, Program &prog);
+  bool readNode(od::value v, Program &prog, Node &node);
+  bool readOutputs(od::value v, Program &prog);
+  bool readDataParallel(od::value v, DataParallel &dp);
+
+  // Typed readers: on a wrong type they set `err` to what was expected.
+  bool getInt(od::value v, int64_t &out);
+  bool getIntList(od::value v, std::vector<int64_t> &out);
+  bool getString(od::value v, std::string &out);
+  bool getNumber(od::value v, double &out);
+  bool getPeer(od::value v, Peer &out);
+  bool getTag(od::value v, Tag &out);
+  bool getConstant(od::value v, ConstantValue &out, unsigned depth,
+                   Pos pos);
+
+  MLIRContext *ctx;
+  StringRef file;
+  const char *base;
+  bool failed = false;
+  std::string err; // set by the typed readers
+  int constScalarDepth = -1; // depth of the numbers of the constant being read
+  // Forward cursor for posOf.
+  const char *cursor = nullptr;
+  uint32_t cursorLine = 1;
+  const char *cursorLineStart = nullptr;
+};
+
+Pos Reader::posOf(const char *p) {
+  if (!cursor || p < cursor) {
+    cursor = cursorLineStart = base;
+    cursorLine = 1;
+  }
+  for (const char *nl; (nl = static_cast<const char *>(
+                            memchr(cursor, '\n', p - cursor)));) {
+    ++cursorLine;
+    cursor = cursorLineStart = nl + 1;
+  }
+  cursor = p;
+  return Pos{cursorLine, uint32_t(p - cursorLineStart + 1)};
+}
+
+// The error code of a simdjson_result, or of an on-demand operation.
+#define RANKC_TRY(expr, pos)                                                   \
+  do {                                                                         \
+    if (auto _e = (expr); _e != simdjson::SUCCESS)                             \
+      return failJson(_e, pos);                                                \
+  } while (0)
+
+bool Reader::getInt(od::value v, int64_t &out) {
+  od::number_type t;
+  if (v.type().value_unsafe() != od::json_type::number ||
+      v.get_number_type().get(t) || t != od::number_type::signed_integer ||
+      v.get_int64().get(out)) {
+    // Unsigned integers here are above 2^63: out of range for everything.
+    err = "an integer";
+    return false;
+  }
+  return true;
+}
+
+bool Reader::getIntList(od::value v, std::vector<int64_t> &out) {
+  od::array arr;
+  out.clear();
+  if (v.get_array().get(arr)) {
+    err = "a list of integers";
+    return false;
+  }
+  for (auto elem : arr) {
+    od::value e;
+    int64_t i;
+    if (elem.get(e) || !getInt(e, i)) {
+      err = "a list of integers";
+      return false;
+    }
+    out.push_back(i);
+  }
+  return true;
+}
+
+bool Reader::getString(od::value v, std::string &out) {
+  std::string_view s;
+  if (v.get_string().get(s)) {
+    err = "a string";
+    return false;
+  }
+  out.assign(s);
+  return true;
+}
+
+bool Reader::getNumber(od::value v, double &out) {
+  if (v.get_double().get(out)) {
+    err = "a number";
+    return false;
+  }
+  return true;
+}
+
+bool Reader::getPeer(od::value v, Peer &out) {
+  od::json_type t;
+  if (v.type().get(t)) {
+    err = "a rank or {\"offset\": k}";
+    return false;
+  }
+  if (t == od::json_type::number) {
+    out.relative = false;
+    if (!getInt(v, out.value)) {
+      err = "a rank or {\"offset\": k}";
+      return false;
+    }
+    return true;
+  }
+  od::object obj;
+  bool sawOffset = false;
+  if (t == od::json_type::object && !v.get_object().get(obj)) {
+    for (auto field : obj) {
+      std::string_view key;
+      od::value fv;
+      if (field.unescaped_key().get(key) || key != "offset" || sawOffset ||
+          field.value().get(fv) || !getInt(fv, out.value))
+        break;
+      sawOffset = true;
+      out.relative = true;
+    }
+    if (sawOffset && out.relative && err.empty())
+      return true;
+  }
+  err = "a rank or {\"offset\": k} with only the key \"offset\"";
+  return false;
+}
+
+bool Reader::getTag(od::value v, Tag &out) {
+  od::json_type t;
+  if (v.type().get(t)) {
+    err = "an integer or a string";
+    return false;
+  }
+  if (t == od::json_type::string) {
+    std::string s;
+    getString(v, s);
+    out = std::move(s);
+    return true;
+  }
+  int64_t i;
+  if (t == od::json_type::number && getInt(v, i)) {
+    out = i;
+    return true;
+  }
+  err = "an integer or a string";
+  return false;
+}
+
+// Reads a number or a (rectangular) nested list of numbers and booleans.
+bool Reader::getConstant(od::value v, ConstantValue &out, unsigned depth,
+                         Pos pos) {
+  od::json_type t;
+  if (v.type().get(t)) {
+    err = "a number, a boolean or a nested list of them";
+    return false;
+  }
+  if (t == od::json_type::array) {
+    if (depth >= 32) {
+      err = "nested at most 32 lists deep";
+      return false;
+    }
+    od::array arr;
+    if (v.get_array().get(arr))
+      return false;
+    int64_t count = 0;
+    for (auto elem : arr) {
+      od::value e;
+      if (elem.get(e) || !getConstant(e, out, depth + 1, pos))
+        return false;
+      ++count;
+    }
+    // Rectangular: every list at one depth has the length of the first one
+    // finished at that depth (inner lists finish before outer ones).
+    if (out.shape.size() <= depth)
+      out.shape.resize(depth + 1, -1);
+    if (out.shape[depth] < 0) {
+      out.shape[depth] = count;
+    } else if (out.shape[depth] != count) {
+      err = "a rectangular nested list (lists of one depth differ in length)";
+      return false;
+    }
+    return true;
+  }
+  // Every number sits at the same depth.
+  if (constScalarDepth < 0) {
+    constScalarDepth = int(depth);
+  } else if (constScalarDepth != int(depth)) {
+    err = "a rectangular nested list (numbers and lists mixed at one depth)";
+    return false;
+  }
+  Scalar s;
+  if (t == od::json_type::boolean) {
+    s.kind = Scalar::Bool;
+    if (v.get_bool().get(s.b))
+      return false;
+  } else if (t == od::json_type::number) {
+    od::number_type nt;
+    if (v.get_number_type().get(nt))
+      return false;
+    if (nt == od::number_type::signed_integer) {
+      s.kind = Scalar::Int;
+      if (v.get_int64().get(s.i))
+        return false;
+    } else if (nt == od::number_type::floating_point_number) {
+      s.kind = Scalar::Float;
+      if (v.get_double().get(s.f))
+        return false;
+    } else {
+      err = "numbers that fit in 64 bits";
+      return false;
+    }
+  } else {
+    err = "a number, a boolean or a nested list of them";
+    return false;
+  }
+  out.elements.push_back(s);
+  return true;
+}
+
+bool Reader::readDataParallel(od::value v, DataParallel &dp) {
+  dp.pos = posOf(v);
+  od::object obj;
+  if (v.get_object().get(obj))
+    return fail(dp.pos, "'data_parallel' must be an object");
+  unsigned seen = 0;
+  for (auto field : obj) {
+    std::string_view key;
+    od::value fv;
+    RANKC_TRY(field.unescaped_key().get(key), dp.pos);
+    RANKC_TRY(field.value().get(fv), dp.pos);
+    Pos pos = posOf(fv);
+    unsigned bit = llvm::StringSwitch<unsigned>(llvm::StringRef(key.data(), key.size()))
+                       .Case("bucket_cap_mb", 1)
+                       .Case("first_bucket_cap_mb", 2)
+                       .Case("order", 4)
+                       .Case("ignore", 8)
+                       .Default(0);
+    if (!bit)
+      return fail(pos, "unknown key '" + Twine(key) + "' in 'data_parallel'");
+    if (seen & bit)
+      return fail(pos, "duplicate key '" + Twine(key) + "' in 'data_parallel'");
+    seen |= bit;
+    std::string s;
+    switch (bit) {
+    case 1:
+    case 2: {
+      double &cap = bit == 1 ? dp.bucketCapMb : dp.firstBucketCapMb;
+      if (!getNumber(fv, cap) || !(cap > 0) || cap > 1e12)
+        return fail(pos, "'" + Twine(key) + "' must be a positive number of MiB");
+      break;
+    }
+    case 4:
+      if (!getString(fv, s) || (s != "ready" && s != "ddp-initial"))
+        return fail(pos, "'order' must be \"ready\" or \"ddp-initial\"");
+      dp.ddpInitialOrder = s == "ddp-initial";
+      break;
+    case 8: {
+      od::array arr;
+      if (fv.get_array().get(arr))
+        return fail(pos, "'ignore' must be a list of parameter ids");
+      for (auto elem : arr) {
+        od::value e;
+        if (elem.get(e) || !getString(e, s))
+          return fail(pos, "'ignore' must be a list of parameter ids");
+        dp.ignore.push_back(s);
+      }
+      break;
+    }
+    }
+  }
+  return true;
+}
+
+bool Reader::readNode(od::value v, Program &prog, Node &node) {
+  node.pos = posOf(v);
+  od::object obj;
+  if (v.get_object().get(obj))
+    return fail(node.pos, "a node must be an object", &prog);
+  // Problems are reported once the node's id is known, whatever the key order.
+  std::string problem;
+  Pos problemPos;
+  bool sawId = false, sawOp = false;
+  auto note = [&](Pos pos, const Twine &msg) {
+    if (problem.empty()) {
+      problem = msg.str();
+      problemPos = pos;
+    }
+  };
+  for (auto field : obj) {
+    std::string_view key;
+    od::value fv;
+    RANKC_TRY(field.unescaped_key().get(key), node.pos);
+    RANKC_TRY(field.value().get(fv), node.pos);
+    if (!problem.empty())
+      continue;
+    Pos pos = posOf(fv);
+    llvm::StringRef k(key.data(), key.size());
+    err.clear();
+    if (k == "id" || k == "op") {
+      bool &saw = k == "id" ? sawId : sawOp;
+      if (saw) {
+        note(pos, "duplicate key '" + k + "'");
+        continue;
+      }
+      saw = true;
+      std::string s;
+      if (!getString(fv, s)) {
+        note(pos, "'" + k + "' must be a string");
+        continue;
+      }
+      if (k == "id") {
+        node.id = std::move(s);
+      } else if (auto op = parseOp(s)) {
+        node.op = *op;
+      } else {
+        note(pos, "unknown op '" + s + "'");
+      }
+      continue;
+    }
+    uint32_t bit = llvm::StringSwitch<uint32_t>(k)
+                       .Case("args", K_args).Case("shape", K_shape)
+                       .Case("dtype", K_dtype).Case("value", K_value)
+                       .Case("axis", K_axis).Case("axes", K_axes)
+                       .Case("keepdims", K_keepdims).Case("spec", K_spec)
+                       .Case("perm", K_perm).Case("begin", K_begin)
+                       .Case("end", K_end).Case("step", K_step)
+                       .Case("dest", K_dest).Case("src", K_src)
+                       .Case("tag", K_tag).Case("reduce", K_reduce)
+                       .Default(0);
+    if (!bit) {
+      note(pos, "unknown key '" + k + "'");
+      continue;
+    }
+    if (node.keys & bit) {
+      note(pos, "duplicate key '" + k + "'");
+      continue;
+    }
+    node.keys |= bit;
+    bool ok = true;
+    std::string s;
+    switch (NodeKey(bit)) {
+    case K_args: {
+      od::array arr;
+      ok = !fv.get_array().get(arr);
+      if (ok)
+        for (auto elem : arr) {
+          od::value e;
+          if (elem.get(e) || !getString(e, s)) {
+            ok = false;
+            break;
+          }
+          node.argNames.push_back(s);
+        }
+      err = "a list of node ids";
+      break;
+    }
+    case K_shape: ok = getIntList(fv, node.shape); break;
+    case K_axes: ok = getIntList(fv, node.axes); break;
+    case K_perm: ok = getIntList(fv, node.perm); break;
+    case K_begin: ok = getIntList(fv, node.begin); break;
+    case K_end: ok = getIntList(fv, node.end); break;
+    case K_step: ok = getIntList(fv, node.step); break;
+    case K_axis: ok = getInt(fv, node.axis); break;
+    case K_spec: ok = getString(fv, node.spec); break;
+    case K_dest:
+    case K_src: ok = getPeer(fv, node.peer); break;
+    case K_tag: ok = getTag(fv, node.tag); break;
+    case K_value:
+      constScalarDepth = -1;
+      ok = getConstant(fv, node.value, 0, pos);
+      if (ok && constScalarDepth >= 0 &&
+          size_t(constScalarDepth) != node.value.shape.size()) {
+        ok = false;
+        err = "a rectangular nested list (numbers and lists mixed at one depth)";
+      }
+      break;
+    case K_keepdims:
+      ok = !fv.get_bool().get(node.keepdims);
+      err = "a boolean";
+      break;
+    case K_dtype:
+      if ((ok = getString(fv, s))) {
+        if (auto t = parseDType(s)) {
+          node.dtype = *t;
+        } else {
+          note(pos, "unknown dtype '" + s +
+                        "' (expected bool, i8, i32, i64, f16, bf16, f32 or f64)");
+          continue;
+        }
+      }
+      break;
+    case K_reduce:
+      if ((ok = getString(fv, s))) {
+        if (auto r = parseReduce(s)) {
+          node.reduce = *r;
+        } else {
+          note(pos, "unknown reduction '" + s +
+                        "' (expected sum, prod, max, min or mean)");
+          continue;
+        }
+      }
+      break;
+    }
+    if (!ok)
+      note(pos, "'" + k + "' must be " + (err.empty() ? "valid" : err));
+  }
+  if (problem.empty() && !sawId)
+    note(node.pos, "node has no 'id'");
+  if (problem.empty() && !sawOp)
+    note(node.pos, "node has no 'op'");
+  if (problem.empty() && !comm::isValidNodeId(node.id))
+    note(node.pos, "invalid node id '" + node.id +
+                       "' (expected [A-Za-z_][A-Za-z0-9_.:-]*)");
+  if (!problem.empty())
+    return fail(problemPos, problem, &prog, sawId ? StringRef(node.id) : "");
+  return true;
+}
+
+bool Reader::readOutputs(od::value v, Program &prog) {
+  Pos pos = posOf(v);
+  od::object obj;
+  if (v.get_object().get(obj))
+    return fail(pos, "'outputs' must be an object", &prog);
+  for (auto field : obj) {
+    std::string_view key;
+    od::value fv;
+    RANKC_TRY(field.unescaped_key().get(key), pos);
+    RANKC_TRY(field.value().get(fv), pos);
+    Output out;
+    out.name.assign(key);
+    out.pos = posOf(fv);
+    od::json_type t;
+    RANKC_TRY(fv.type().get(t), out.pos);
+    if (t == od::json_type::string) {
+      getString(fv, out.nodeName);
+    } else if (t == od::json_type::object) {
+      od::object o;
+      RANKC_TRY(fv.get_object().get(o), out.pos);
+      bool sawNode = false;
+      for (auto f : o) {
+        std::string_view k;
+        od::value x;
+        RANKC_TRY(f.unescaped_key().get(k), out.pos);
+        RANKC_TRY(f.value().get(x), out.pos);
+        std::string s;
+        if (k == "node" && !sawNode && getString(x, s)) {
+          out.nodeName = s;
+          sawNode = true;
+        } else if (k == "grad_of" && !out.gradOf && getString(x, s)) {
+          out.gradOf = s;
+        } else if (k == "node" || k == "grad_of") {
+          return fail(out.pos, "output '" + out.name + "': '" + Twine(k) +
+                                   "' must be given once, as a string",
+                      &prog);
+        } else {
+          return fail(out.pos, "output '" + out.name + "': unknown key '" +
+                                   Twine(k) + "'",
+                      &prog);
+        }
+      }
+      if (!sawNode)
+        return fail(out.pos, "output '" + out.name + "' has no 'node'", &prog);
+    } else {
+      return fail(out.pos,
+                  "output '" + out.name +
+                      "' must be a node id or {\"node\": ..., \"grad_of\": ...}",
+                  &prog);
+    }
+    prog.outputs.push_back(std::move(out));
+  }
+  return true;
+}
+
+bool Reader::readProgram(od::value v, Program &prog) {
+  prog.pos = posOf(v);
+  od::object obj;
+  if (v.get_object().get(obj))
+    return fail(prog.pos, "a program must be an object");
+  bool sawRanks = false, sawNodes = false, sawOutputs = false;
+  for (auto field : obj) {
+    std::string_view key;
+    od::value fv;
+    RANKC_TRY(field.unescaped_key().get(key), prog.pos);
+    RANKC_TRY(field.value().get(fv), prog.pos);
+    Pos pos = posOf(fv);
+    if (key == "ranks") {
+      if (sawRanks)
+        return fail(pos, "duplicate key 'ranks'");
+      sawRanks = true;
+      std::string s;
+      od::json_type t;
+      RANKC_TRY(fv.type().get(t), pos);
+      if (t == od::json_type::string && getString(fv, s) && s == "all") {
+        prog.allRanks = true;
+      } else if (t != od::json_type::array || !getIntList(fv, prog.ranks) ||
+                 prog.ranks.empty()) {
+        return fail(pos, "'ranks' must be \"all\" or a non-empty list of ranks");
+      }
+    } else if (key == "nodes") {
+      if (sawNodes)
+        return fail(pos, "duplicate key 'nodes'", &prog);
+      sawNodes = true;
+      od::array arr;
+      if (fv.get_array().get(arr))
+        return fail(pos, "'nodes' must be a list", &prog);
+      for (auto elem : arr) {
+        od::value e;
+        RANKC_TRY(elem.get(e), pos);
+        prog.nodes.emplace_back();
+        if (!readNode(e, prog, prog.nodes.back()))
+          return false;
+      }
+    } else if (key == "outputs") {
+      if (sawOutputs)
+        return fail(pos, "duplicate key 'outputs'", &prog);
+      sawOutputs = true;
+      if (!readOutputs(fv, prog))
+        return false;
+    } else {
+      return fail(pos, "unknown key '" + Twine(key) + "' in a program");
+    }
+  }
+  if (!sawRanks)
+    return fail(prog.pos, "program has no 'ranks'");
+  if (!sawNodes)
+    return fail(prog.pos, "program has no 'nodes'", &prog);
+  return true;
+}
+
+FailureOr<Document> Reader::read(od::document &doc) {
+  Document d;
+  d.file = file.str();
+  Pos top{1, 1};
+  od::object obj;
+  if (auto e = doc.get_object().get(obj)) {
+    if (e == simdjson::INCORRECT_TYPE)
+      return (fail(top, "the document must be a JSON object"), failure());
+    return (failJson(e, top), failure());
+  }
+  bool sawWorld = false, sawPrograms = false;
+  unsigned seen = 0;
+  for (auto field : obj) {
+    std::string_view key;
+    od::value fv;
+    if (auto e = field.unescaped_key().get(key))
+      return (failJson(e, top), failure());
+    if (auto e = field.value().get(fv))
+      return (failJson(e, top), failure());
+    Pos pos = posOf(fv);
+    unsigned bit = llvm::StringSwitch<unsigned>(llvm::StringRef(key.data(), key.size()))
+                       .Case("format", 1).Case("version", 2)
+                       .Case("world_size", 4).Case("data_parallel", 8)
+                       .Case("programs", 16).Default(0);
+    if (!bit)
+      return (fail(pos, "unknown key '" + Twine(key) + "' in the document"),
+              failure());
+    if (seen & bit)
+      return (fail(pos, "duplicate key '" + Twine(key) + "'"), failure());
+    seen |= bit;
+    std::string s;
+    int64_t i;
+    switch (bit) {
+    case 1:
+      if (!getString(fv, s) || s != "rankc-dag")
+        return (fail(pos, "'format' must be \"rankc-dag\""), failure());
+      break;
+    case 2:
+      if (!getInt(fv, i) || i != 1)
+        return (fail(pos, "unsupported 'version' (this compiler reads version 1)"),
+                failure());
+      break;
+    case 4:
+      if (!getInt(fv, d.worldSize) || d.worldSize < 1 || d.worldSize > (1 << 24))
+        return (fail(pos, "'world_size' must be an integer in [1, 2^24]"),
+                failure());
+      sawWorld = true;
+      break;
+    case 8:
+      d.dataParallel.emplace();
+      if (!readDataParallel(fv, *d.dataParallel))
+        return failure();
+      break;
+    case 16: {
+      od::array arr;
+      if (fv.get_array().get(arr))
+        return (fail(pos, "'programs' must be a list"), failure());
+      for (auto elem : arr) {
+        od::value e;
+        if (auto err = elem.get(e))
+          return (failJson(err, pos), failure());
+        d.programs.emplace_back();
+        if (!readProgram(e, d.programs.back()))
+          return failure();
+      }
+      sawPrograms = true;
+      break;
+    }
+    }
+  }
+  if (failed)
+    return failure();
+  // Anything after the root object (a second document, stray text) is an
+  // error too: on-demand parsing stops reading at the root's end otherwise.
+  if (!doc.current_location().error())
+    return (fail(top, "malformed JSON: trailing content after the document"),
+            failure());
+  if (!sawWorld)
+    return (fail(top, "the document has no 'world_size'"), failure());
+  if (!sawPrograms || d.programs.empty())
+    return (fail(top, "the document has no 'programs'"), failure());
+  return d;
+}
+
+} // namespace
+
+FailureOr<Document> readDag(MLIRContext *ctx, StringRef file, StringRef text) {
+  simdjson::padded_string padded(text.data(), text.size());
+  od::parser parser;
+  od::document doc;
+  if (auto e = parser.iterate(padded).get(doc)) {
+    emitError(makeLoc(ctx, file, Pos{1, 1}))
+        << "malformed JSON: " << simdjson::error_message(e);
+    return failure();
+  }
+  Reader reader(ctx, file, padded.data());
+  return reader.read(doc);
+}
+
+} // namespace rankc::dag

@@ -1,0 +1,327 @@
+//===- TensorBuilders.cpp - DAG ops as linalg and tensor ops --------------===//
+//
+// Elementwise ops, iota and broadcast_to become one linalg.generic each (with
+// NumPy broadcasting in the indexing maps, so no broadcast is materialized);
+// matmul becomes linalg.matmul / batch_matmul; einsum and reductions become
+// linalg.generic with reduction iterators; reshapes become collapse/expand.
+//
+//===----------------------------------------------------------------------===//
+
+#include "TensorBuilders.h"
+
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Linalg/IR/Linalg.h"
+#include "mlir/Dialect/Tensor/IR/Tensor.h"
+#include "llvm/ADT/APFloat.h"
+
+#include <cmath>
+#include <limits>
+
+using namespace mlir;
+
+namespace rankc::dag {
+
+static Value emptyTensor(OpBuilder &b, Location loc,
+                         const std::vector<int64_t> &shape, Type elem) {
+  return tensor::EmptyOp::create(b, loc, shape, elem);
+}
+
+Value buildElementwise(OpBuilder &b, Location loc, ValueRange inputs,
+                       const std::vector<int64_t> &shape, DType out,
+                       ScalarBody body) {
+  MLIRContext *ctx = b.getContext();
+  unsigned rank = shape.size();
+  SmallVector<AffineMap> maps;
+  for (Value in : inputs) {
+    auto inShape = cast<RankedTensorType>(in.getType()).getShape();
+    unsigned lead = rank - inShape.size();
+    SmallVector<AffineExpr> exprs;
+    for (unsigned j = 0; j < inShape.size(); ++j) {
+      // A size-1 axis against a larger result axis repeats its one element.
+      if (inShape[j] == 1 && shape[lead + j] != 1)
+        exprs.push_back(getAffineConstantExpr(0, ctx));
+      else
+        exprs.push_back(getAffineDimExpr(lead + j, ctx));
+    }
+    maps.push_back(AffineMap::get(rank, 0, exprs, ctx));
+  }
+  maps.push_back(AffineMap::getMultiDimIdentityMap(rank, ctx));
+  Type elem = elementType(ctx, out);
+  Value init = emptyTensor(b, loc, shape, elem);
+  SmallVector<utils::IteratorType> iters(rank, utils::IteratorType::parallel);
+  auto generic = linalg::GenericOp::create(
+      b, loc, TypeRange{init.getType()}, inputs, ValueRange{init}, maps, iters,
+      [&](OpBuilder &nb, Location nloc, ValueRange args) {
+        Value r = body(nb, nloc, args.drop_back());
+        linalg::YieldOp::create(nb, nloc, r);
+      });
+  return generic.getResult(0);
+}
+
+/// One element of a constant as the attribute of its dtype.
+static Attribute scalarAttr(Builder &b, DType t, const Scalar &s) {
+  Type type = elementType(b.getContext(), t);
+  if (t == DType::Bool)
+    return b.getBoolAttr(s.b);
+  if (!isFloat(t))
+    return b.getIntegerAttr(type, s.kind == Scalar::Bool ? int64_t(s.b) : s.i);
+  // Round once, from the exact written value (integers beyond 2^53 too).
+  const llvm::fltSemantics &sem = cast<FloatType>(type).getFloatSemantics();
+  auto rm = llvm::APFloat::rmNearestTiesToEven;
+  llvm::APFloat v(sem);
+  if (s.kind == Scalar::Int) {
+    (void)v.convertFromAPInt(llvm::APInt(64, s.i, /*isSigned=*/true), true, rm);
+  } else {
+    v = llvm::APFloat(s.kind == Scalar::Float ? s.f : double(s.b));
+    bool lost;
+    (void)v.convert(sem, rm, &lost);
+  }
+  return b.getFloatAttr(type, v);
+}
+
+Value buildConstant(OpBuilder &b, Location loc, const Node &n) {
+  auto type = tensorType(b.getContext(), n.outShape, n.outDType);
+  DenseElementsAttr attr;
+  if (n.value.shape.empty()) {
+    attr = DenseElementsAttr::get(type, scalarAttr(b, n.outDType,
+                                                   n.value.elements[0]));
+  } else {
+    SmallVector<Attribute> elems;
+    elems.reserve(n.value.elements.size());
+    for (const Scalar &s : n.value.elements)
+      elems.push_back(scalarAttr(b, n.outDType, s));
+    attr = DenseElementsAttr::get(type, elems);
+  }
+  return arith::ConstantOp::create(b, loc, attr);
+}
+
+Value buildIota(OpBuilder &b, Location loc, const Node &n) {
+  return buildElementwise(
+      b, loc, {}, n.outShape, n.outDType,
+      [&](OpBuilder &nb, Location nloc, ValueRange) -> Value {
+        Value i = linalg::IndexOp::create(nb, nloc, n.axis);
+        i = arith::IndexCastOp::create(nb, nloc, nb.getI64Type(), i);
+        return castScalar(nb, nloc, i, DType::I64, n.outDType);
+      });
+}
+
+Value buildReshape(OpBuilder &b, Location loc, Value in,
+                   const std::vector<int64_t> &shape) {
+  auto inType = cast<RankedTensorType>(in.getType());
+  if (inType.getShape() == ArrayRef<int64_t>(shape))
+    return in;
+  MLIRContext *ctx = b.getContext();
+  // Row-major reshape = collapse everything to 1-D, then expand to the
+  // target. Rank 0 on either side collapses or expands with no groups.
+  auto allInOne = [](size_t rank) {
+    SmallVector<ReassociationIndices> r;
+    if (rank == 0)
+      return r;
+    r.emplace_back();
+    for (size_t i = 0; i < rank; ++i)
+      r.back().push_back(i);
+    return r;
+  };
+  Value flat = in;
+  int64_t total = inType.getNumElements();
+  if (inType.getRank() != 1) {
+    auto flatType = RankedTensorType::get(
+        shape.empty() ? ArrayRef<int64_t>{} : ArrayRef<int64_t>{total},
+        inType.getElementType());
+    if (shape.empty()) // rank-N (all ones) straight to rank 0
+      return tensor::CollapseShapeOp::create(b, loc, flatType, in, allInOne(0));
+    flat = tensor::CollapseShapeOp::create(b, loc, flatType, in,
+                                           allInOne(inType.getRank()));
+  }
+  if (shape.size() == 1)
+    return flat;
+  auto outType = RankedTensorType::get(shape, inType.getElementType());
+  if (cast<RankedTensorType>(flat.getType()).getRank() == 0)
+    return tensor::ExpandShapeOp::create(b, loc, outType, flat, allInOne(0));
+  if (shape.empty())
+    return tensor::CollapseShapeOp::create(b, loc, outType, flat, allInOne(0));
+  (void)ctx;
+  return tensor::ExpandShapeOp::create(b, loc, outType, flat,
+                                       allInOne(shape.size()));
+}
+
+/// Identity of a reduction in dtype `acc`.
+static Value reductionInit(OpBuilder &b, Location loc, Op op, DType acc) {
+  Type type = elementType(b.getContext(), acc);
+  bool isMax = op == Op::Max;
+  switch (op) {
+  case Op::Sum: case Op::Mean:
+    return constantScalar(b, loc, acc, 0);
+  case Op::Prod:
+    return constantScalar(b, loc, acc, 1);
+  default:
+    break;
+  }
+  if (acc == DType::Bool)
+    return arith::ConstantOp::create(b, loc, b.getBoolAttr(!isMax));
+  if (isFloat(acc)) {
+    auto sem = &cast<FloatType>(type).getFloatSemantics();
+    return arith::ConstantOp::create(
+        b, loc, b.getFloatAttr(type, llvm::APFloat::getInf(*sem, isMax)));
+  }
+  unsigned bits = type.getIntOrFloatBitWidth();
+  llvm::APInt v = isMax ? llvm::APInt::getSignedMinValue(bits)
+                        : llvm::APInt::getSignedMaxValue(bits);
+  return arith::ConstantOp::create(b, loc, b.getIntegerAttr(type, v));
+}
+
+Value buildReduction(OpBuilder &b, Location loc, const Node &n, Value in,
+                     DType inType, const std::vector<int64_t> &inShape) {
+  MLIRContext *ctx = b.getContext();
+  unsigned rank = inShape.size();
+  std::vector<bool> reduced(rank, n.axes.empty() && !n.has(K_axes));
+  for (int64_t a : n.axes)
+    reduced[a] = true;
+  // Accumulate f16/bf16 sums in f32 (as NumPy's mean does) and round once.
+  DType acc = n.outDType;
+  if ((n.op == Op::Sum || n.op == Op::Prod || n.op == Op::Mean) &&
+      (acc == DType::F16 || acc == DType::BF16))
+    acc = DType::F32;
+
+  std::vector<int64_t> outShape;
+  SmallVector<AffineExpr> outExprs;
+  SmallVector<utils::IteratorType> iters;
+  int64_t count = 1;
+  for (unsigned i = 0; i < rank; ++i) {
+    if (reduced[i]) {
+      count *= inShape[i];
+      iters.push_back(utils::IteratorType::reduction);
+    } else {
+      outShape.push_back(inShape[i]);
+      outExprs.push_back(getAffineDimExpr(i, ctx));
+      iters.push_back(utils::IteratorType::parallel);
+    }
+  }
+  Type accType = elementType(ctx, acc);
+  Value init = linalg::FillOp::create(
+                   b, loc, ValueRange{reductionInit(b, loc, n.op, acc)},
+                   ValueRange{emptyTensor(b, loc, outShape, accType)})
+                   .getResult(0);
+  SmallVector<AffineMap> maps{AffineMap::getMultiDimIdentityMap(rank, ctx),
+                              AffineMap::get(rank, 0, outExprs, ctx)};
+  Op combine = n.op == Op::Prod  ? Op::Mul
+               : n.op == Op::Max ? Op::Maximum
+               : n.op == Op::Min ? Op::Minimum
+                                 : Op::Add;
+  Value result =
+      linalg::GenericOp::create(
+          b, loc, TypeRange{init.getType()}, ValueRange{in}, ValueRange{init},
+          maps, iters,
+          [&](OpBuilder &nb, Location nloc, ValueRange args) {
+            Value x = castScalar(nb, nloc, args[0], inType, acc);
+            linalg::YieldOp::create(
+                nb, nloc, binaryScalar(nb, nloc, combine, acc, args[1], x));
+          })
+          .getResult(0);
+
+  if (n.op == Op::Mean || acc != n.outDType) {
+    result = buildElementwise(
+        b, loc, result, outShape, n.outDType,
+        [&](OpBuilder &nb, Location nloc, ValueRange args) -> Value {
+          Value v = args[0];
+          if (n.op == Op::Mean)
+            v = arith::DivFOp::create(
+                nb, nloc, v, constantScalar(nb, nloc, acc, double(count)));
+          return castScalar(nb, nloc, v, acc, n.outDType);
+        });
+  }
+  if (n.keepdims && rank != outShape.size()) {
+    // Each kept axis takes the reduced (size-1) axes around it into its
+    // group; with no kept axis the rank-0 result expands with no groups.
+    SmallVector<ReassociationIndices> groups;
+    ReassociationIndices current;
+    for (unsigned i = 0; i < rank; ++i) {
+      current.push_back(i);
+      if (!reduced[i]) {
+        groups.push_back(current);
+        current.clear();
+      }
+    }
+    if (!groups.empty())
+      groups.back().append(current.begin(), current.end());
+    result = tensor::ExpandShapeOp::create(
+        b, loc, tensorType(ctx, n.outShape, n.outDType), result, groups);
+  }
+  return result;
+}
+
+Value buildEinsum(OpBuilder &b, Location loc, const Node &n, ValueRange inputs,
+                  ArrayRef<std::string> terms, const std::string &output) {
+  MLIRContext *ctx = b.getContext();
+  // Loops: the output letters in output order, then each contracted letter
+  // in order of first appearance.
+  std::string loops = output;
+  for (const std::string &t : terms)
+    for (char c : t)
+      if (loops.find(c) == std::string::npos)
+        loops.push_back(c);
+  auto mapOf = [&](const std::string &term) {
+    SmallVector<AffineExpr> exprs;
+    for (char c : term)
+      exprs.push_back(getAffineDimExpr(loops.find(c), ctx));
+    return AffineMap::get(loops.size(), 0, exprs, ctx);
+  };
+  SmallVector<AffineMap> maps;
+  for (const std::string &t : terms)
+    maps.push_back(mapOf(t));
+  maps.push_back(mapOf(output));
+  SmallVector<utils::IteratorType> iters;
+  for (size_t i = 0; i < loops.size(); ++i)
+    iters.push_back(i < output.size() ? utils::IteratorType::parallel
+                                      : utils::IteratorType::reduction);
+  bool reduces = loops.size() > output.size();
+  Type elem = elementType(ctx, n.outDType);
+  Value init = emptyTensor(b, loc, n.outShape, elem);
+  if (reduces)
+    init = linalg::FillOp::create(b, loc,
+                                  ValueRange{constantScalar(b, loc, n.outDType,
+                                                            0)},
+                                  ValueRange{init})
+               .getResult(0);
+  return linalg::GenericOp::create(
+             b, loc, TypeRange{init.getType()}, inputs, ValueRange{init}, maps,
+             iters,
+             [&](OpBuilder &nb, Location nloc, ValueRange args) {
+               Value prod = args[0];
+               for (size_t i = 1; i + 1 < args.size(); ++i)
+                 prod = binaryScalar(nb, nloc, Op::Mul, n.outDType, prod,
+                                     args[i]);
+               if (reduces)
+                 prod = binaryScalar(nb, nloc, Op::Add, n.outDType,
+                                     args.back(), prod);
+               linalg::YieldOp::create(nb, nloc, prod);
+             })
+      .getResult(0);
+}
+
+Value buildMatmul(OpBuilder &b, Location loc, const Node &n, Value lhs,
+                  Value rhs) {
+  bool batched = n.outShape.size() == 3;
+  // linalg's named contractions add with arith.addi, which is xor on i1:
+  // bool matmul (or of ands, as NumPy) goes through einsum instead.
+  if (n.outDType == DType::Bool) {
+    std::vector<std::string> terms = {batched ? "bmk" : "mk",
+                                      batched ? "bkn" : "kn"};
+    return buildEinsum(b, loc, n, ValueRange{lhs, rhs}, terms,
+                       batched ? "bmn" : "mn");
+  }
+  Type elem = elementType(b.getContext(), n.outDType);
+  Value init = linalg::FillOp::create(
+                   b, loc, ValueRange{constantScalar(b, loc, n.outDType, 0)},
+                   ValueRange{emptyTensor(b, loc, n.outShape, elem)})
+                   .getResult(0);
+  if (batched)
+    return linalg::BatchMatmulOp::create(b, loc, TypeRange{init.getType()},
+                                         ValueRange{lhs, rhs}, ValueRange{init})
+        .getResult(0);
+  return linalg::MatmulOp::create(b, loc, TypeRange{init.getType()},
+                                  ValueRange{lhs, rhs}, ValueRange{init})
+      .getResult(0);
+}
+
+} // namespace rankc::dag

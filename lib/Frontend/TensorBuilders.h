@@ -1,0 +1,60 @@
+//===- TensorBuilders.h - building blocks of the importer -------*- C++ -*-===//
+//
+// Private to lib/Frontend: how each DAG op becomes upstream tensor, linalg,
+// arith and math IR. Scalar helpers build the bodies of linalg ops; tensor
+// helpers build whole ops. All shapes are static (the checker inferred them).
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef RANKC_LIB_FRONTEND_TENSORBUILDERS_H
+#define RANKC_LIB_FRONTEND_TENSORBUILDERS_H
+
+#include "rankc/Frontend/Dag.h"
+
+#include "mlir/IR/Builders.h"
+#include "mlir/IR/BuiltinTypes.h"
+
+namespace rankc::dag {
+
+mlir::Type elementType(mlir::MLIRContext *ctx, DType t);
+mlir::RankedTensorType tensorType(mlir::MLIRContext *ctx,
+                                  const std::vector<int64_t> &shape, DType t);
+
+// Scalars (inside linalg bodies).
+mlir::Value castScalar(mlir::OpBuilder &b, mlir::Location loc, mlir::Value v,
+                       DType from, DType to);
+mlir::Value unaryScalar(mlir::OpBuilder &b, mlir::Location loc, Op op, DType t,
+                        mlir::Value x);
+mlir::Value binaryScalar(mlir::OpBuilder &b, mlir::Location loc, Op op,
+                         DType t, mlir::Value x, mlir::Value y);
+mlir::Value constantScalar(mlir::OpBuilder &b, mlir::Location loc, DType t,
+                           double value);
+
+// Tensors.
+using ScalarBody = llvm::function_ref<mlir::Value(
+    mlir::OpBuilder &, mlir::Location, mlir::ValueRange)>;
+
+/// A linalg.generic over `shape` whose inputs broadcast NumPy-style.
+mlir::Value buildElementwise(mlir::OpBuilder &b, mlir::Location loc,
+                             mlir::ValueRange inputs,
+                             const std::vector<int64_t> &shape, DType out,
+                             ScalarBody body);
+
+mlir::Value buildConstant(mlir::OpBuilder &b, mlir::Location loc,
+                          const Node &n);
+mlir::Value buildIota(mlir::OpBuilder &b, mlir::Location loc, const Node &n);
+mlir::Value buildReduction(mlir::OpBuilder &b, mlir::Location loc,
+                           const Node &n, mlir::Value in, DType inType,
+                           const std::vector<int64_t> &inShape);
+mlir::Value buildEinsum(mlir::OpBuilder &b, mlir::Location loc,
+                        const Node &n, mlir::ValueRange inputs,
+                        llvm::ArrayRef<std::string> terms,
+                        const std::string &output);
+mlir::Value buildMatmul(mlir::OpBuilder &b, mlir::Location loc,
+                        const Node &n, mlir::Value lhs, mlir::Value rhs);
+mlir::Value buildReshape(mlir::OpBuilder &b, mlir::Location loc,
+                         mlir::Value in, const std::vector<int64_t> &shape);
+
+} // namespace rankc::dag
+
+#endif // RANKC_LIB_FRONTEND_TENSORBUILDERS_H

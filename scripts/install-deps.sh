@@ -1,0 +1,29 @@
+#!/usr/bin/env bash
+# Installs every system package that building, testing and running rankc need.
+# Idempotent: packages already present are skipped by apt-get; safe to run twice.
+set -euo pipefail
+
+PKGS=(
+  cmake ninja-build ccache g++ python3
+  llvm-22-dev llvm-22-tools libmlir-22-dev mlir-22-tools
+  mpich libmpich-dev
+  nlohmann-json3-dev libsimdjson-dev
+  libgtest-dev googletest
+  python3-numpy
+)
+
+missing=()
+for p in "${PKGS[@]}"; do
+  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
+done
+
+if [ ${#missing[@]} -eq 0 ]; then
+  echo "install-deps: all packages present"
+  exit 0
+fi
+
+SUDO=""
+[ "$(id -u)" -eq 0 ] || SUDO="sudo"
+export DEBIAN_FRONTEND=noninteractive
+$SUDO apt-get update -q
+$SUDO apt-get install -y -q --no-install-recommends "${missing[@]}"

@@ -1,0 +1,14 @@
+//===- rankc-opt.cpp - mlir-opt with rankc's dialects and passes ----------===//
+
+#include "rankc/InitAll.h"
+
+#include "mlir/InitAllPasses.h"
+#include "mlir/Tools/mlir-opt/MlirOptMain.h"
+
+int main(int argc, char **argv) {
+  mlir::registerAllPasses();
+  mlir::DialectRegistry registry;
+  rankc::registerAllDialects(registry);
+  return mlir::asMainReturnCode(
+      mlir::MlirOptMain(argc, argv, "rankc optimizer driver\n", registry));
+}

@@ -1,0 +1,226 @@
+//===- rankc.cpp - the rankc driver ---------------------------------------===//
+//
+// Thin: turns the command line of shared/spec/cli.md into calls of the
+// libraries, and diagnostics into `error:` lines. Exit status: 0 success,
+// 1 invalid program or input, 2 wrong command line.
+//
+//===----------------------------------------------------------------------===//
+
+#include "rankc/Dialect/Comm/Comm.h"
+#include "rankc/Frontend/DagDiagnostics.h"
+#include "rankc/Frontend/LoadProgram.h"
+#include "rankc/InitAll.h"
+
+#include "mlir/IR/Builders.h"
+#include "mlir/IR/BuiltinOps.h"
+#include "mlir/IR/Diagnostics.h"
+#include "mlir/IR/MLIRContext.h"
+#include "mlir/Support/FileUtilities.h"
+#include "llvm/Support/InitLLVM.h"
+#include "llvm/Support/SourceMgr.h"
+#include "llvm/Support/ToolOutputFile.h"
+#include "llvm/Support/raw_ostream.h"
+
+#include <optional>
+
+using namespace mlir;
+
+namespace {
+
+const char *kUsage =
+    "usage: rankc compile INPUT -o OUT [--target cpu|cuda] [--emit exe|mlir]\n"
+    "                     [--bucket-cap-mb X] [--first-bucket-cap-mb Y]\n"
+    "                     [--bucket-order ready|ddp-initial]\n"
+    "       rankc check INPUT\n"
+    "INPUT is a rankc-dag JSON document or a .mlir file printed by\n"
+    "`rankc compile --emit mlir`.\n";
+
+struct Options {
+  std::string command, input, output;
+  std::string target = "cpu", emit = "exe";
+  std::optional<double> bucketCapMb, firstBucketCapMb;
+  std::optional<std::string> bucketOrder;
+};
+
+[[noreturn]] void usageError(const llvm::Twine &msg) {
+  llvm::errs() << "error: " << msg << "\n" << kUsage;
+  std::exit(2);
+}
+
+double parseMiB(llvm::StringRef flag, llvm::StringRef text) {
+  double v;
+  if (text.getAsDouble(v) || !(v > 0) || v > 1e12)
+    usageError(flag + " needs a positive number of MiB, got '" + text + "'");
+  return v;
+}
+
+Options parseCommandLine(int argc, char **argv) {
+  Options o;
+  if (argc < 2)
+    usageError("missing command");
+  o.command = argv[1];
+  if (o.command == "-h" || o.command == "--help") {
+    llvm::outs() << kUsage;
+    std::exit(0);
+  }
+  if (o.command != "compile" && o.command != "check")
+    usageError("unknown command '" + o.command + "'");
+  for (int i = 2; i < argc; ++i) {
+    llvm::StringRef arg = argv[i];
+    auto value = [&]() -> llvm::StringRef {
+      // Both `--flag value` and `--flag=value`.
+      if (size_t eq = arg.find('='); eq != llvm::StringRef::npos && arg.starts_with("--"))
+        return arg.substr(eq + 1);
+      if (i + 1 >= argc)
+        usageError(arg + " needs a value");
+      return argv[++i];
+    };
+    llvm::StringRef name = arg.starts_with("--") ? arg.split('=').first : arg;
+    bool isCompile = o.command == "compile";
+    if (name == "-h" || name == "--help") {
+      llvm::outs() << kUsage;
+      std::exit(0);
+    } else if (isCompile && (name == "-o" || name == "--output")) {
+      o.output = value().str();
+    } else if (isCompile && name == "--target") {
+      o.target = value().str();
+      if (o.target != "cpu" && o.target != "cuda")
+        usageError("--target must be cpu or cuda, got '" + o.target + "'");
+    } else if (isCompile && name == "--emit") {
+      o.emit = value().str();
+      if (o.emit != "exe" && o.emit != "mlir")
+        usageError("--emit must be exe or mlir, got '" + o.emit + "'");
+    } else if (isCompile && name == "--bucket-cap-mb") {
+      o.bucketCapMb = parseMiB(name, value());
+    } else if (isCompile && name == "--first-bucket-cap-mb") {
+      o.firstBucketCapMb = parseMiB(name, value());
+    } else if (isCompile && name == "--bucket-order") {
+      o.bucketOrder = value().str();
+      if (*o.bucketOrder != "ready" && *o.bucketOrder != "ddp-initial")
+        usageError("--bucket-order must be ready or ddp-initial");
+    } else if (arg.starts_with("-") && arg != "-") {
+      usageError("unknown option '" + arg + "' for '" + o.command + "'");
+    } else if (o.input.empty()) {
+      o.input = arg.str();
+    } else {
+      usageError("more than one input ('" + o.input + "' and '" + arg + "')");
+    }
+  }
+  if (o.input.empty())
+    usageError("missing INPUT");
+  if (o.command == "compile" && o.output.empty())
+    usageError("missing -o OUT");
+  return o;
+}
+
+/// Prints diagnostics as `error: FILE:LINE:COL: program [r], node 'x': msg`.
+LogicalResult printDiagnostic(Diagnostic &diag) {
+  auto print = [](Diagnostic &d, llvm::StringRef severity) {
+    llvm::errs() << severity << ": ";
+    if (auto file = d.getLocation()->findInstanceOf<FileLineColLoc>()) {
+      llvm::errs() << file.getFilename().getValue();
+      if (file.getLine())
+        llvm::errs() << ":" << file.getLine() << ":" << file.getColumn();
+      llvm::errs() << ": ";
+    }
+    std::string where = rankc::dag::describeDagLoc(d.getLocation());
+    if (!where.empty())
+      llvm::errs() << where << ": ";
+    llvm::errs() << d.str() << "\n";
+  };
+  switch (diag.getSeverity()) {
+  case DiagnosticSeverity::Error: print(diag, "error"); break;
+  case DiagnosticSeverity::Warning: print(diag, "warning"); break;
+  case DiagnosticSeverity::Note: print(diag, "note"); break;
+  case DiagnosticSeverity::Remark: print(diag, "remark"); break;
+  }
+  for (Diagnostic &note : diag.getNotes())
+    print(note, "note");
+  return success();
+}
+
+/// The bucket flags replace the document's data_parallel settings.
+void applyBucketFlags(ModuleOp module, const Options &o) {
+  auto dp = module->getAttrOfType<DictionaryAttr>(
+      rankc::comm::CommDialect::kDataParallel);
+  if (!dp)
+    return;
+  Builder b(module.getContext());
+  NamedAttrList attrs(dp);
+  if (o.bucketCapMb)
+    attrs.set("bucket_cap_mb", b.getF64FloatAttr(*o.bucketCapMb));
+  if (o.firstBucketCapMb)
+    attrs.set("first_bucket_cap_mb", b.getF64FloatAttr(*o.firstBucketCapMb));
+  if (o.bucketOrder)
+    attrs.set("order", b.getStringAttr(*o.bucketOrder));
+  module->setAttr(rankc::comm::CommDialect::kDataParallel,
+                  attrs.getDictionary(module.getContext()));
+}
+
+void printSummary(ModuleOp module, llvm::StringRef input) {
+  unsigned programs = 0, ops = 0, sends = 0, recvs = 0, allreduces = 0;
+  for (Operation &fn : module.getBody()->getOperations()) {
+    if (!fn.hasAttr(rankc::comm::CommDialect::kRanks))
+      continue;
+    ++programs;
+    fn.walk([&](Operation *op) {
+      ++ops;
+      sends += isa<rankc::comm::SendOp>(op);
+      recvs += isa<rankc::comm::RecvOp>(op);
+      allreduces += isa<rankc::comm::AllReduceOp>(op);
+    });
+  }
+  auto ws = module->getAttrOfType<IntegerAttr>(
+      rankc::comm::CommDialect::kWorldSize);
+  llvm::outs() << input << ": ok: world_size " << ws.getInt() << ", "
+               << programs << " program" << (programs == 1 ? "" : "s") << ", "
+               << ops << " ops, " << sends << " sends, " << recvs
+               << " receives, " << allreduces << " allreduces\n";
+}
+
+int emitMLIR(ModuleOp module, const Options &o) {
+  std::string error;
+  auto out = openOutputFile(o.output, &error);
+  if (!out) {
+    llvm::errs() << "error: cannot write '" << o.output << "': " << error
+                 << "\n";
+    return 1;
+  }
+  // Locations are part of the program: they name the DAG file, program and
+  // node, and survive a round trip through `.mlir`.
+  OpPrintingFlags flags;
+  flags.enableDebugInfo(/*enable=*/true, /*prettyForm=*/false);
+  module->print(out->os(), flags);
+  out->keep(); // written whole, or not at all
+  return 0;
+}
+
+} // namespace
+
+int main(int argc, char **argv) {
+  llvm::InitLLVM init(argc, argv);
+  Options o = parseCommandLine(argc, argv);
+
+  DialectRegistry registry;
+  rankc::registerAllDialects(registry);
+  MLIRContext ctx(registry);
+  ctx.loadAllAvailableDialects();
+  ScopedDiagnosticHandler handler(&ctx, printDiagnostic);
+
+  llvm::SourceMgr sourceMgr;
+  OwningOpRef<ModuleOp> module = rankc::loadProgram(&ctx, o.input, sourceMgr);
+  if (!module)
+    return 1;
+  applyBucketFlags(*module, o);
+
+  if (o.command == "check") {
+    printSummary(*module, o.input);
+    return 0;
+  }
+  if (o.emit == "mlir")
+    return emitMLIR(*module, o);
+  llvm::errs() << "error: " << o.input << ": --emit exe (--target " << o.target
+               << ") is not available yet: this build has no backend; use "
+                  "--emit mlir\n";
+  return 1;
+}
