@@ -110,39 +110,32 @@ Value buildReshape(OpBuilder &b, Location loc, Value in,
   auto inType = cast<RankedTensorType>(in.getType());
   if (inType.getShape() == ArrayRef<int64_t>(shape))
     return in;
-  MLIRContext *ctx = b.getContext();
-  // Row-major reshape = collapse everything to 1-D, then expand to the
-  // target. Rank 0 on either side collapses or expands with no groups.
-  auto allInOne = [](size_t rank) {
-    SmallVector<ReassociationIndices> r;
-    if (rank == 0)
-      return r;
-    r.emplace_back();
+  auto outType = RankedTensorType::get(shape, inType.getElementType());
+  // To or from rank 0 (every size is 1): one reshape with no groups.
+  if (inType.getRank() == 0)
+    return tensor::ExpandShapeOp::create(b, loc, outType, in,
+                                         ArrayRef<ReassociationIndices>{});
+  if (shape.empty())
+    return tensor::CollapseShapeOp::create(b, loc, outType, in,
+                                           ArrayRef<ReassociationIndices>{});
+  // Otherwise row-major = collapse everything to 1-D, expand to the target.
+  auto oneGroup = [](size_t rank) {
+    ReassociationIndices all;
     for (size_t i = 0; i < rank; ++i)
-      r.back().push_back(i);
-    return r;
+      all.push_back(i);
+    return SmallVector<ReassociationIndices>{all};
   };
   Value flat = in;
-  int64_t total = inType.getNumElements();
-  if (inType.getRank() != 1) {
-    auto flatType = RankedTensorType::get(
-        shape.empty() ? ArrayRef<int64_t>{} : ArrayRef<int64_t>{total},
-        inType.getElementType());
-    if (shape.empty()) // rank-N (all ones) straight to rank 0
-      return tensor::CollapseShapeOp::create(b, loc, flatType, in, allInOne(0));
-    flat = tensor::CollapseShapeOp::create(b, loc, flatType, in,
-                                           allInOne(inType.getRank()));
-  }
+  if (inType.getRank() != 1)
+    flat = tensor::CollapseShapeOp::create(
+        b, loc,
+        RankedTensorType::get({inType.getNumElements()},
+                              inType.getElementType()),
+        in, oneGroup(inType.getRank()));
   if (shape.size() == 1)
     return flat;
-  auto outType = RankedTensorType::get(shape, inType.getElementType());
-  if (cast<RankedTensorType>(flat.getType()).getRank() == 0)
-    return tensor::ExpandShapeOp::create(b, loc, outType, flat, allInOne(0));
-  if (shape.empty())
-    return tensor::CollapseShapeOp::create(b, loc, outType, flat, allInOne(0));
-  (void)ctx;
   return tensor::ExpandShapeOp::create(b, loc, outType, flat,
-                                       allInOne(shape.size()));
+                                       oneGroup(shape.size()));
 }
 
 /// Identity of a reduction in dtype `acc`.

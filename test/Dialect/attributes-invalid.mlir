@@ -1,0 +1,120 @@
+// RUN: rankc-opt %s -split-input-file -verify-diagnostics
+// The comm.* attributes that map functions onto ranks.
+
+// expected-error @+1 {{rank 1 belongs to no program}}
+module attributes {comm.world_size = 2 : i64} {
+  func.func @rank0() attributes {comm.ranks = array<i64: 0>} { return }
+}
+
+// -----
+
+module attributes {comm.world_size = 2 : i64} {
+  func.func @a() attributes {comm.ranks = array<i64: 0, 1>} { return }
+  // expected-error @+1 {{runs on rank 1, which already belongs to another program}}
+  func.func @b() attributes {comm.ranks = array<i64: 1>} { return }
+}
+
+// -----
+
+module attributes {comm.world_size = 2 : i64} {
+  // expected-error @+1 {{runs on rank 2, outside the world of 2 ranks}}
+  func.func @a() attributes {comm.ranks = array<i64: 0, 1, 2>} { return }
+}
+
+// -----
+
+// expected-error @+1 {{'comm.world_size' must be an integer >= 1}}
+module attributes {comm.world_size = 0 : i64} {}
+
+// -----
+
+// expected-error @+1 {{'comm.world_size' is only valid on a module}}
+func.func @f() attributes {comm.world_size = 1 : i64} { return }
+
+// -----
+
+// expected-error @+1 {{'comm.ranks' must be an array<i64> of ranks or "all"}}
+func.func @f() attributes {comm.ranks = "some"} { return }
+
+// -----
+
+// expected-error @+1 {{'comm.ranks' must list distinct ranks >= 0}}
+func.func @f() attributes {comm.ranks = array<i64: 0, 0>} { return }
+
+// -----
+
+// expected-error @+1 {{argument #0 must have exactly one of 'comm.input' and 'comm.param'}}
+func.func @f(%x: tensor<2xf32>) attributes {comm.ranks = "all"} { return }
+
+// -----
+
+// expected-error @+1 {{two arguments have the id 'x'}}
+func.func @f(%x: tensor<2xf32> {comm.input = "x"}, %y: tensor<2xf32> {comm.param = "x"})
+    attributes {comm.ranks = "all"} { return }
+
+// -----
+
+// expected-error @+1 {{argument #0: 'comm.input' must be a valid node id}}
+func.func @f(%x: tensor<2xf32> {comm.input = "9x"}) { return }
+
+// -----
+
+// expected-error @+1 {{result #0 has no 'comm.outputs' names}}
+func.func @f(%x: tensor<2xf32> {comm.input = "x"}) -> tensor<2xf32>
+    attributes {comm.ranks = "all"} { return %x : tensor<2xf32> }
+
+// -----
+
+// expected-error @+1 {{result #0: invalid output name ".."}}
+func.func @f(%x: tensor<2xf32> {comm.input = "x"}) -> (tensor<2xf32> {comm.outputs = [".."]}) {
+  return %x : tensor<2xf32>
+}
+
+// -----
+
+// expected-error @+1 {{output name 'y' is used twice}}
+func.func @f(%x: tensor<2xf32> {comm.input = "x"})
+    -> (tensor<2xf32> {comm.outputs = ["y"]}, tensor<2xf32> {comm.outputs = ["y"]})
+    attributes {comm.ranks = "all"} {
+  return %x, %x : tensor<2xf32>, tensor<2xf32>
+}
+
+// -----
+
+// expected-error @+1 {{result #0: 'comm.grad_of' names 'x', which is not a parameter of this program}}
+func.func @f(%x: tensor<2xf32> {comm.input = "x"}) -> (tensor<2xf32> {comm.grad_of = "x"}) {
+  return %x : tensor<2xf32>
+}
+
+// -----
+
+// expected-error @+1 {{result #0: gradient type 'tensor<3xf32>' differs from parameter 'w' of type 'tensor<2xf32>'}}
+func.func @f(%w: tensor<2xf32> {comm.param = "w"}, %g: tensor<3xf32> {comm.input = "g"})
+    -> (tensor<3xf32> {comm.grad_of = "w"}) {
+  return %g : tensor<3xf32>
+}
+
+// -----
+
+// expected-error @+1 {{'comm.data_parallel' order must be "ready" or "ddp-initial"}}
+module attributes {comm.data_parallel = {order = "fast"}} {}
+
+// -----
+
+// expected-error @+1 {{'comm.data_parallel' has unknown key 'cap'}}
+module attributes {comm.data_parallel = {cap = 1.0}} {}
+
+// -----
+
+// expected-error @+1 {{'comm.data_parallel' bucket_cap_mb must be a positive float}}
+module attributes {comm.data_parallel = {bucket_cap_mb = -1.0}} {}
+
+// -----
+
+// expected-error @+1 {{unknown or misplaced attribute 'comm.rank'}}
+func.func @f() attributes {comm.rank = 1} { return }
+
+// -----
+
+// expected-error @+1 {{'comm.outputs' is not valid on a function argument}}
+func.func @f(%x: tensor<2xf32> {comm.outputs = ["x"]}) { return }
