@@ -263,13 +263,22 @@ OwningOpRef<ModuleOp> importDag(MLIRContext *ctx, const Document &doc) {
 }
 
 OwningOpRef<ModuleOp> translateDagToMLIR(MLIRContext *ctx, StringRef file,
-                                         StringRef text) {
+                                         StringRef text, TimingScope &timing) {
+  TimingScope readTimer = timing.nest("read JSON");
   FailureOr<Document> doc = readDag(ctx, file, text);
-  if (failed(doc) || failed(checkDag(ctx, *doc)))
+  readTimer.stop();
+  if (failed(doc))
     return {};
+  TimingScope checkTimer = timing.nest("check DAG");
+  if (failed(checkDag(ctx, *doc)))
+    return {};
+  checkTimer.stop();
+  TimingScope importTimer = timing.nest("import to MLIR");
   OwningOpRef<ModuleOp> module = importDag(ctx, *doc);
+  importTimer.stop();
   // The checker should have caught everything; a failure here is our bug,
   // reported as a diagnostic rather than a crash.
+  TimingScope verifyTimer = timing.nest("verify MLIR");
   if (failed(verify(*module)))
     return {};
   return module;

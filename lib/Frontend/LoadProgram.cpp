@@ -12,7 +12,8 @@
 using namespace mlir;
 
 OwningOpRef<ModuleOp> rankc::loadProgram(MLIRContext *ctx, StringRef path,
-                                         llvm::SourceMgr &sourceMgr) {
+                                         llvm::SourceMgr &sourceMgr,
+                                         TimingScope &timing) {
   auto buffer = llvm::MemoryBuffer::getFileOrSTDIN(path, /*IsText=*/true);
   if (std::error_code ec = buffer.getError()) {
     emitError(UnknownLoc::get(ctx))
@@ -20,10 +21,12 @@ OwningOpRef<ModuleOp> rankc::loadProgram(MLIRContext *ctx, StringRef path,
     return {};
   }
   if (!path.ends_with(".mlir"))
-    return dag::translateDagToMLIR(ctx, path, (*buffer)->getBuffer());
+    return dag::translateDagToMLIR(ctx, path, (*buffer)->getBuffer(), timing);
 
   sourceMgr.AddNewSourceBuffer(std::move(*buffer), llvm::SMLoc());
+  TimingScope parseTimer = timing.nest("parse MLIR");
   OwningOpRef<ModuleOp> module = parseSourceFile<ModuleOp>(sourceMgr, ctx);
+  parseTimer.stop();
   if (!module)
     return {};
   if (!module->getOperation()->hasAttr(comm::CommDialect::kWorldSize)) {

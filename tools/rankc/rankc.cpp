@@ -32,6 +32,7 @@ const char *kUsage =
     "                     [--bucket-cap-mb X] [--first-bucket-cap-mb Y]\n"
     "                     [--bucket-order ready|ddp-initial]\n"
     "       rankc check INPUT\n"
+    "Both take --timing: print how long each phase took (to stderr).\n"
     "INPUT is a rankc-dag JSON document or a .mlir file printed by\n"
     "`rankc compile --emit mlir`.\n";
 
@@ -40,6 +41,7 @@ struct Options {
   std::string target = "cpu", emit = "exe";
   std::optional<double> bucketCapMb, firstBucketCapMb;
   std::optional<std::string> bucketOrder;
+  bool timing = false;
 };
 
 [[noreturn]] void usageError(const llvm::Twine &msg) {
@@ -80,6 +82,8 @@ Options parseCommandLine(int argc, char **argv) {
     if (name == "-h" || name == "--help") {
       llvm::outs() << kUsage;
       std::exit(0);
+    } else if (name == "--timing") {
+      o.timing = true;
     } else if (isCompile && (name == "-o" || name == "--output")) {
       o.output = value().str();
     } else if (isCompile && name == "--target") {
@@ -207,8 +211,13 @@ int main(int argc, char **argv) {
   ctx.loadAllAvailableDialects();
   ScopedDiagnosticHandler handler(&ctx, printDiagnostic);
 
+  DefaultTimingManager timingManager;
+  timingManager.setEnabled(o.timing);
+  TimingScope timing = timingManager.getRootScope();
+
   llvm::SourceMgr sourceMgr;
-  OwningOpRef<ModuleOp> module = rankc::loadProgram(&ctx, o.input, sourceMgr);
+  OwningOpRef<ModuleOp> module =
+      rankc::loadProgram(&ctx, o.input, sourceMgr, timing);
   if (!module)
     return 1;
   applyBucketFlags(*module, o);

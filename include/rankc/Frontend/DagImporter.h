@@ -12,6 +12,7 @@
 
 #include "mlir/IR/BuiltinOps.h"
 #include "mlir/IR/OwningOpRef.h"
+#include "mlir/Support/Timing.h"
 
 namespace rankc::dag {
 
@@ -23,7 +24,7 @@ mlir::OwningOpRef<mlir::ModuleOp> importDag(mlir::MLIRContext *ctx,
 /// Reads, checks and imports the JSON text of `file`: the whole frontend.
 mlir::OwningOpRef<mlir::ModuleOp>
 translateDagToMLIR(mlir::MLIRContext *ctx, llvm::StringRef file,
-                   llvm::StringRef text);
+                   llvm::StringRef text, mlir::TimingScope &timing);
 
 } // namespace rankc::dag
 
