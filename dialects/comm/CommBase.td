@@ -33,6 +33,9 @@ def Comm_Dialect : Dialect {
       registration order.
     - `comm.outputs` (function result): the output names of that value.
     - `comm.grad_of` (function result): the parameter id it is the gradient of.
+    - `comm.partitioned` (module, unit): comm-partition has run.
+    - `comm.part_of` (function, string): this private function is a part of
+      the named program function.
   }];
   let hasOperationAttrVerify = 1;
   let hasRegionArgAttrVerify = 1;
@@ -48,6 +51,8 @@ def Comm_Dialect : Dialect {
     static constexpr ::llvm::StringLiteral kParam = "comm.param";
     static constexpr ::llvm::StringLiteral kOutputs = "comm.outputs";
     static constexpr ::llvm::StringLiteral kGradOf = "comm.grad_of";
+    static constexpr ::llvm::StringLiteral kPartitioned = "comm.partitioned";
+    static constexpr ::llvm::StringLiteral kPartOf = "comm.part_of";
   }];
 }
 

@@ -155,6 +155,18 @@ LogicalResult CommDialect::verifyOperationAttribute(Operation *op,
           "'comm.data_parallel' must be a dictionary on a module");
     return verifyDataParallel(op, dict);
   }
+  if (name == kPartitioned) {
+    if (!isa<ModuleOp>(op) || !isa<UnitAttr>(value))
+      return op->emitOpError("'comm.partitioned' must be a unit attribute on "
+                             "a module");
+    return success();
+  }
+  if (name == kPartOf) {
+    if (!isa<FunctionOpInterface>(op) || !isa<StringAttr>(value))
+      return op->emitOpError("'comm.part_of' must name a program function, "
+                             "on a function");
+    return success();
+  }
   if (name == kRanks) {
     auto fn = dyn_cast<FunctionOpInterface>(op);
     if (!fn)

@@ -21,10 +21,10 @@ using namespace mlir;
 
 namespace rankc::dag {
 
-std::optional<std::vector<int64_t>> broadcastShapes(
-    const std::vector<int64_t> &a, const std::vector<int64_t> &b) {
+std::optional<Shape> broadcastShapes(
+    llvm::ArrayRef<int64_t> a, llvm::ArrayRef<int64_t> b) {
   size_t rank = std::max(a.size(), b.size());
-  std::vector<int64_t> out(rank);
+  Shape out(rank);
   for (size_t i = 0; i < rank; ++i) {
     int64_t x = i < rank - a.size() ? 1 : a[i - (rank - a.size())];
     int64_t y = i < rank - b.size() ? 1 : b[i - (rank - b.size())];
@@ -80,7 +80,7 @@ std::optional<EinsumSpec> parseEinsum(std::string_view spec,
 
 namespace {
 
-std::string shapeText(const std::vector<int64_t> &shape) {
+std::string shapeText(llvm::ArrayRef<int64_t> shape) {
   std::string s = "[";
   for (size_t i = 0; i < shape.size(); ++i)
     s += (i ? ", " : "") + std::to_string(shape[i]);
@@ -169,19 +169,20 @@ private:
 
   LogicalResult checkRanks();
   LogicalResult checkProgram(Program &p);
-  LogicalResult resolveArgs(Program &p, llvm::StringMap<uint32_t> &ids);
+  LogicalResult resolveArgs(Program &p);
   LogicalResult sortTopologically(Program &p);
   LogicalResult inferNode(Program &p, Node &n);
-  LogicalResult checkShape(Program &p, Node &n, const std::vector<int64_t> &s,
+  LogicalResult checkShape(Program &p, Node &n, llvm::ArrayRef<int64_t> s,
                            const char *what);
   LogicalResult checkConstant(Program &p, Node &n);
   LogicalResult checkPeerAndTag(Program &p, Node &n);
-  LogicalResult checkOutputs(Program &p, llvm::StringMap<uint32_t> &ids);
+  LogicalResult checkOutputs(Program &p);
   LogicalResult normalizeAxis(Program &p, Node &n, int64_t &axis, size_t rank,
                               const char *what);
 
   MLIRContext *ctx;
   Document &doc;
+  std::vector<int32_t> nodeOfName; // per interned name of the program
 };
 
 LogicalResult Checker::checkRanks() {
@@ -212,22 +213,25 @@ LogicalResult Checker::checkRanks() {
   return success();
 }
 
-LogicalResult Checker::resolveArgs(Program &p,
-                                   llvm::StringMap<uint32_t> &ids) {
-  for (uint32_t i = 0; i < p.nodes.size(); ++i)
-    if (!ids.try_emplace(p.nodes[i].id, i).second)
+LogicalResult Checker::resolveArgs(Program &p) {
+  nodeOfName.assign(p.names.size(), -1);
+  for (uint32_t i = 0; i < p.nodes.size(); ++i) {
+    int32_t &slot = nodeOfName[p.nodes[i].idName];
+    if (slot >= 0)
       return error(p, p.nodes[i]) << "duplicate node id '" << p.nodes[i].id
                                   << "'";
+    slot = i;
+  }
   for (Node &n : p.nodes) {
-    n.args.clear();
-    for (const std::string &name : n.argNames) {
-      auto it = ids.find(name);
-      if (it == ids.end())
-        return error(p, n) << "argument '" << name << "' names no node";
-      if (p.nodes[it->second].op == Op::Send)
-        return error(p, n) << "argument '" << name
+    for (uint32_t &name : n.args) {
+      int32_t arg = nodeOfName[name];
+      if (arg < 0)
+        return error(p, n) << "argument '" << p.names[name]
+                           << "' names no node";
+      if (p.nodes[arg].op == Op::Send)
+        return error(p, n) << "argument '" << p.names[name]
                            << "' is a send, which has no value";
-      n.args.push_back(it->second);
+      name = arg; // now the argument's node index
     }
     int want = arity(n.op);
     if ((want >= 0 && n.args.size() != size_t(want)) ||
@@ -236,6 +240,11 @@ LogicalResult Checker::resolveArgs(Program &p,
                          << (want < 0 ? "one or more" : std::to_string(want))
                          << " argument" << (want == 1 ? "" : "s") << ", got "
                          << n.args.size();
+  }
+  // Outputs name nodes too.
+  for (Output &o : p.outputs) {
+    auto it = p.nameIds.find(o.nodeName);
+    o.node = it == p.nameIds.end() ? ~0u : nodeOfName[it->second];
   }
   return success();
 }
@@ -287,7 +296,7 @@ LogicalResult Checker::sortTopologically(Program &p) {
 }
 
 LogicalResult Checker::checkShape(Program &p, Node &n,
-                                  const std::vector<int64_t> &s,
+                                  llvm::ArrayRef<int64_t> s,
                                   const char *what) {
   int64_t elements = 1;
   for (int64_t d : s) {
@@ -313,17 +322,17 @@ LogicalResult Checker::normalizeAxis(Program &p, Node &n, int64_t &axis,
 }
 
 LogicalResult Checker::checkConstant(Program &p, Node &n) {
-  const ConstantValue &v = n.value;
+  const ConstantValue &v = n.rare().value;
   bool scalar = v.shape.empty();
   if (n.has(K_shape)) {
     if (failed(checkShape(p, n, n.shape, "shape")))
       return failure();
-    if (!scalar && v.shape != n.shape)
+    if (!scalar && ArrayRef<int64_t>(v.shape) != ArrayRef<int64_t>(n.shape))
       return error(p, n) << "'value' has shape " << shapeText(v.shape)
                          << " but 'shape' is " << shapeText(n.shape);
-    n.outShape = n.shape;
+    n.outShape.assign(n.shape.begin(), n.shape.end());
   } else {
-    n.outShape = v.shape;
+    n.outShape.assign(v.shape.begin(), v.shape.end());
   }
   DType t = n.dtype;
   for (const Scalar &s : v.elements) {
@@ -345,15 +354,15 @@ LogicalResult Checker::checkConstant(Program &p, Node &n) {
 
 LogicalResult Checker::checkPeerAndTag(Program &p, Node &n) {
   if (n.has(K_dest) || n.has(K_src)) {
-    if (!n.peer.relative && (n.peer.value < 0 || n.peer.value >= doc.worldSize))
-      return error(p, n) << "peer rank " << n.peer.value << " is outside [0, "
+    if (!n.rare().peer.relative && (n.rare().peer.value < 0 || n.rare().peer.value >= doc.worldSize))
+      return error(p, n) << "peer rank " << n.rare().peer.value << " is outside [0, "
                          << doc.worldSize << ")";
   }
-  if (auto *i = std::get_if<int64_t>(&n.tag)) {
+  if (auto *i = std::get_if<int64_t>(&n.rare().tag)) {
     if (*i < 0 || *i >= (int64_t(1) << 31))
       return error(p, n) << "tag " << *i
                          << " is not a non-negative integer below 2^31";
-  } else if (std::get<std::string>(n.tag).empty()) {
+  } else if (std::get<std::string>(n.rare().tag).empty()) {
     return error(p, n) << "a string tag must not be empty";
   }
   return success();
@@ -408,7 +417,7 @@ LogicalResult Checker::inferNode(Program &p, Node &n) {
   case Op::Input: case Op::Param: case Op::Recv:
     if (failed(checkShape(p, n, n.shape, "shape")))
       return failure();
-    n.outShape = n.shape;
+    n.outShape.assign(n.shape.begin(), n.shape.end());
     n.outDType = n.dtype;
     if (n.op == Op::Recv && failed(checkPeerAndTag(p, n)))
       return failure();
@@ -421,7 +430,7 @@ LogicalResult Checker::inferNode(Program &p, Node &n) {
     if (failed(checkShape(p, n, n.shape, "shape")) ||
         failed(normalizeAxis(p, n, n.axis, n.shape.size(), "axis")))
       return failure();
-    n.outShape = n.shape;
+    n.outShape.assign(n.shape.begin(), n.shape.end());
     n.outDType = n.dtype;
     break;
 
@@ -491,11 +500,11 @@ LogicalResult Checker::inferNode(Program &p, Node &n) {
 
   case Op::Einsum: {
     std::string why;
-    auto spec = parseEinsum(n.spec, why);
+    auto spec = parseEinsum(n.rare().spec, why);
     if (!spec)
-      return error(p, n) << "invalid einsum spec '" << n.spec << "': " << why;
+      return error(p, n) << "invalid einsum spec '" << n.rare().spec << "': " << why;
     if (spec->inputs.size() != n.args.size())
-      return error(p, n) << "einsum spec '" << n.spec << "' has "
+      return error(p, n) << "einsum spec '" << n.rare().spec << "' has "
                          << spec->inputs.size() << " operand terms but "
                          << n.args.size() << " arguments";
     if (failed(sameDTypes()))
@@ -504,7 +513,7 @@ LogicalResult Checker::inferNode(Program &p, Node &n) {
     std::fill(std::begin(dims), std::end(dims), -1);
     for (size_t i = 0; i < n.args.size(); ++i) {
       const std::string &term = spec->inputs[i];
-      const std::vector<int64_t> &s = arg(i).outShape;
+      llvm::ArrayRef<int64_t> s = arg(i).outShape;
       if (term.size() != s.size())
         return error(p, n) << "einsum term '" << term << "' has "
                            << term.size() << " letters but operand "
@@ -545,7 +554,7 @@ LogicalResult Checker::inferNode(Program &p, Node &n) {
     const auto &in = arg(0).outShape;
     DType t = arg(0).outDType;
     std::vector<bool> reduced(in.size(), !n.has(K_axes));
-    for (int64_t &axis : n.axes) {
+    for (int64_t &axis : n.rare().axes) {
       if (failed(normalizeAxis(p, n, axis, in.size(), "axes")))
         return failure();
       if (reduced[axis])
@@ -593,7 +602,7 @@ LogicalResult Checker::inferNode(Program &p, Node &n) {
         return error(p, n) << "reshape target " << shapeText(n.shape)
                            << " is too large";
     }
-    n.outShape = n.shape;
+    n.outShape.assign(n.shape.begin(), n.shape.end());
     if (inferred >= 0) {
       if (known == 0 || total % known != 0)
         return error(p, n) << "cannot reshape " << shapeText(in) << " into "
@@ -609,12 +618,12 @@ LogicalResult Checker::inferNode(Program &p, Node &n) {
   case Op::Transpose: {
     const auto &in = arg(0).outShape;
     std::vector<bool> seen(in.size(), false);
-    if (n.perm.size() != in.size())
-      return error(p, n) << "'perm' " << shapeText(n.perm)
+    if (n.rare().perm.size() != in.size())
+      return error(p, n) << "'perm' " << shapeText(n.rare().perm)
                          << " is not a permutation of " << in.size()
                          << " axes";
     n.outShape.clear();
-    for (int64_t &a : n.perm) {
+    for (int64_t &a : n.rare().perm) {
       if (failed(normalizeAxis(p, n, a, in.size(), "perm")))
         return failure();
       if (seen[a])
@@ -629,33 +638,33 @@ LogicalResult Checker::inferNode(Program &p, Node &n) {
     if (failed(checkShape(p, n, n.shape, "shape")))
       return failure();
     auto b = broadcastShapes(arg(0).outShape, n.shape);
-    if (!b || *b != n.shape)
+    if (!b || ArrayRef<int64_t>(*b) != ArrayRef<int64_t>(n.shape))
       return error(p, n) << "cannot broadcast " << shapeText(arg(0).outShape)
                          << " to " << shapeText(n.shape);
-    n.outShape = n.shape;
+    n.outShape.assign(n.shape.begin(), n.shape.end());
     n.outDType = arg(0).outDType;
     break;
   }
   case Op::Slice: {
     const auto &in = arg(0).outShape;
     if (!n.has(K_step))
-      n.step.assign(in.size(), 1);
-    if (n.begin.size() != in.size() || n.end.size() != in.size() ||
-        n.step.size() != in.size())
+      n.rare().step.assign(in.size(), 1);
+    if (n.rare().begin.size() != in.size() || n.rare().end.size() != in.size() ||
+        n.rare().step.size() != in.size())
       return error(p, n) << "'begin', 'end' and 'step' need one entry per "
                             "axis ("
                          << in.size() << ")";
     n.outShape.clear();
     for (size_t i = 0; i < in.size(); ++i) {
-      if (n.begin[i] < 0 || n.begin[i] > n.end[i] || n.end[i] > in[i] ||
-          n.step[i] < 1)
+      if (n.rare().begin[i] < 0 || n.rare().begin[i] > n.rare().end[i] || n.rare().end[i] > in[i] ||
+          n.rare().step[i] < 1)
         return error(p, n) << "slice of axis " << i << " (size " << in[i]
                            << ") needs 0 <= begin <= end <= size and step >= "
                               "1, got begin "
-                           << n.begin[i] << ", end " << n.end[i] << ", step "
-                           << n.step[i];
-      n.outShape.push_back((n.end[i] - n.begin[i] + n.step[i] - 1) /
-                           n.step[i]);
+                           << n.rare().begin[i] << ", end " << n.rare().end[i] << ", step "
+                           << n.rare().step[i];
+      n.outShape.push_back((n.rare().end[i] - n.rare().begin[i] + n.rare().step[i] - 1) /
+                           n.rare().step[i]);
     }
     n.outDType = arg(0).outDType;
     break;
@@ -708,7 +717,7 @@ LogicalResult Checker::inferNode(Program &p, Node &n) {
 
   if (failed(checkShape(p, n, n.outShape, "result shape")))
     return failure();
-  if (n.has(K_shape) && !shapeIsAttr && n.shape != n.outShape)
+  if (n.has(K_shape) && !shapeIsAttr && ArrayRef<int64_t>(n.shape) != ArrayRef<int64_t>(n.outShape))
     return error(p, n) << "'shape' " << shapeText(n.shape)
                        << " disagrees with the inferred shape "
                        << shapeText(n.outShape);
@@ -719,8 +728,7 @@ LogicalResult Checker::inferNode(Program &p, Node &n) {
   return success();
 }
 
-LogicalResult Checker::checkOutputs(Program &p,
-                                    llvm::StringMap<uint32_t> &ids) {
+LogicalResult Checker::checkOutputs(Program &p) {
   llvm::StringSet<> names;
   for (Output &o : p.outputs) {
     if (!comm::isValidOutputName(o.name))
@@ -729,40 +737,39 @@ LogicalResult Checker::checkOutputs(Program &p,
                                 "[A-Za-z0-9_.-]+, not '.' or '..')";
     if (!names.insert(o.name).second)
       return error(p, o.pos) << "output name '" << o.name << "' is used twice";
-    auto it = ids.find(o.nodeName);
-    if (it == ids.end())
+    if (o.node == ~0u)
       return error(p, o.pos) << "output '" << o.name << "' names no node ('"
                              << o.nodeName << "')";
-    o.node = it->second;
     const Node &n = p.nodes[o.node];
     if (n.op == Op::Send)
       return error(p, n) << "output '" << o.name
                          << "' names a send, which has no value";
     if (o.gradOf) {
-      auto g = ids.find(*o.gradOf);
-      if (g == ids.end() || p.nodes[g->second].op != Op::Param)
+      auto g = p.nameIds.find(*o.gradOf);
+      const Node *param = nullptr;
+      if (g != p.nameIds.end() && nodeOfName[g->second] >= 0)
+        param = &p.nodes[nodeOfName[g->second]];
+      if (!param || param->op != Op::Param)
         return error(p, o.pos) << "output '" << o.name << "': grad_of '"
                                << *o.gradOf << "' is not a param";
-      const Node &param = p.nodes[g->second];
-      if (param.outShape != n.outShape || param.outDType != n.outDType)
+      if (param->outShape != n.outShape || param->outDType != n.outDType)
         return error(p, n) << "output '" << o.name << "' is "
                            << dtypeName(n.outDType) << shapeText(n.outShape)
-                           << " but its param '" << param.id << "' is "
-                           << dtypeName(param.outDType)
-                           << shapeText(param.outShape);
+                           << " but its param '" << param->id << "' is "
+                           << dtypeName(param->outDType)
+                           << shapeText(param->outShape);
     }
   }
   return success();
 }
 
 LogicalResult Checker::checkProgram(Program &p) {
-  llvm::StringMap<uint32_t> ids(p.nodes.size());
-  if (failed(resolveArgs(p, ids)) || failed(sortTopologically(p)))
+  if (failed(resolveArgs(p)) || failed(sortTopologically(p)))
     return failure();
   for (uint32_t i : p.order)
     if (failed(inferNode(p, p.nodes[i])))
       return failure();
-  return checkOutputs(p, ids);
+  return checkOutputs(p);
 }
 
 LogicalResult Checker::run() {

@@ -10,7 +10,7 @@ using namespace mlir;
 namespace rankc::dag {
 
 Location makeLoc(MLIRContext *ctx, StringRef file, Pos pos,
-                 const Program *program, StringRef nodeId) {
+                 const Program *program, StringRef nodeId, StringRef op) {
   Location fileLoc = FileLineColLoc::get(ctx, file, pos.line, pos.col);
   if (!program)
     return fileLoc;
@@ -18,8 +18,35 @@ Location makeLoc(MLIRContext *ctx, StringRef file, Pos pos,
   SmallVector<NamedAttribute, 2> meta;
   if (!nodeId.empty())
     meta.push_back(b.getNamedAttr("node", b.getStringAttr(nodeId)));
+  if (!op.empty())
+    meta.push_back(b.getNamedAttr("op", b.getStringAttr(op)));
   meta.push_back(b.getNamedAttr("program", b.getStringAttr(program->ranksText())));
   return FusedLoc::get(ctx, {fileLoc}, b.getDictionaryAttr(meta));
+}
+
+/// The {node, op, program} dictionary of a DAG location, or null.
+static DictionaryAttr dagMetadata(Location loc) {
+  DictionaryAttr found;
+  loc->walk([&](Location l) {
+    if (auto fused = dyn_cast<FusedLoc>(l))
+      found = dyn_cast_or_null<DictionaryAttr>(fused.getMetadata());
+    return found ? WalkResult::interrupt() : WalkResult::advance();
+  });
+  return found;
+}
+
+std::string dagNodeId(Location loc) {
+  if (DictionaryAttr meta = dagMetadata(loc))
+    if (auto n = meta.getAs<StringAttr>("node"))
+      return n.str();
+  return "";
+}
+
+std::string dagOpName(Location loc) {
+  if (DictionaryAttr meta = dagMetadata(loc))
+    if (auto n = meta.getAs<StringAttr>("op"))
+      return n.str();
+  return "";
 }
 
 std::string describeDagLoc(Location loc) {

@@ -64,7 +64,7 @@ Attribute Importer::tagAttr(const Tag &tag) {
 
 Value Importer::importNode(const Program &p, const Node &n,
                            ArrayRef<Value> values) {
-  Location loc = makeLoc(ctx, doc.file, n.pos, &p, n.id);
+  Location loc = makeLoc(ctx, doc.file, n.pos, &p, n.id, opName(n.op));
   auto arg = [&](size_t i) { return values[n.args[i]]; };
   auto argNode = [&](size_t i) -> const Node & { return p.nodes[n.args[i]]; };
   SmallVector<Value> args;
@@ -103,7 +103,7 @@ Value Importer::importNode(const Program &p, const Node &n,
     if (n.op == Op::Matmul)
       return buildMatmul(b, loc, n, args[0], args[1]);
     std::string why;
-    EinsumSpec spec = *parseEinsum(n.spec, why);
+    EinsumSpec spec = *parseEinsum(n.rare().spec, why);
     return buildEinsum(b, loc, n, args, spec.inputs, spec.output);
   }
   case OpClass::Reduction:
@@ -116,7 +116,7 @@ Value Importer::importNode(const Program &p, const Node &n,
     case Op::Transpose: {
       Value init = tensor::EmptyOp::create(b, loc, n.outShape,
                                            elementType(ctx, n.outDType));
-      return linalg::TransposeOp::create(b, loc, args[0], init, n.perm)
+      return linalg::TransposeOp::create(b, loc, args[0], init, n.rare().perm)
           .getResult()[0];
     }
     case Op::BroadcastTo:
@@ -126,9 +126,9 @@ Value Importer::importNode(const Program &p, const Node &n,
     case Op::Slice: {
       SmallVector<OpFoldResult> offsets, sizes, strides;
       for (size_t i = 0; i < n.outShape.size(); ++i) {
-        offsets.push_back(b.getIndexAttr(n.begin[i]));
+        offsets.push_back(b.getIndexAttr(n.rare().begin[i]));
         sizes.push_back(b.getIndexAttr(n.outShape[i]));
-        strides.push_back(b.getIndexAttr(n.step[i]));
+        strides.push_back(b.getIndexAttr(n.rare().step[i]));
       }
       return tensor::ExtractSliceOp::create(
           b, loc, tensorType(ctx, n.outShape, n.outDType), args[0], offsets,
@@ -139,20 +139,20 @@ Value Importer::importNode(const Program &p, const Node &n,
     }
   case OpClass::Comm:
     if (n.op == Op::Send) {
-      comm::SendOp::create(b, loc, args[0], b.getI64IntegerAttr(n.peer.value),
-                           n.peer.relative ? b.getUnitAttr() : UnitAttr(),
-                           tagAttr(n.tag));
+      comm::SendOp::create(b, loc, args[0], b.getI64IntegerAttr(n.rare().peer.value),
+                           n.rare().peer.relative ? b.getUnitAttr() : UnitAttr(),
+                           tagAttr(n.rare().tag));
       return Value();
     }
     if (n.op == Op::Recv)
       return comm::RecvOp::create(b, loc,
                                   tensorType(ctx, n.outShape, n.outDType),
-                                  b.getI64IntegerAttr(n.peer.value),
-                                  n.peer.relative ? b.getUnitAttr() : UnitAttr(),
-                                  tagAttr(n.tag));
+                                  b.getI64IntegerAttr(n.rare().peer.value),
+                                  n.rare().peer.relative ? b.getUnitAttr() : UnitAttr(),
+                                  tagAttr(n.rare().tag));
     return comm::AllReduceOp::create(
         b, loc, args[0].getType(), comm::ReduceKindAttr::get(ctx, comm::ReduceKind(n.reduce)),
-        args[0], tagAttr(n.tag));
+        args[0], tagAttr(n.rare().tag));
   }
   llvm_unreachable("unhandled op class");
 }
@@ -207,7 +207,8 @@ void Importer::importProgram(ModuleOp module, const Program &p) {
                                     : comm::CommDialect::kInput,
                   b.getStringAttr(n.id));
     values[argNodes[i]] = entry->getArgument(i);
-    entry->getArgument(i).setLoc(makeLoc(ctx, doc.file, n.pos, &p, n.id));
+    entry->getArgument(i).setLoc(
+        makeLoc(ctx, doc.file, n.pos, &p, n.id, opName(n.op)));
   }
   for (size_t i = 0; i < results.size(); ++i) {
     fn.setResultAttr(i, comm::CommDialect::kOutputs,
@@ -262,10 +263,10 @@ OwningOpRef<ModuleOp> importDag(MLIRContext *ctx, const Document &doc) {
   return Importer(ctx, doc).run();
 }
 
-OwningOpRef<ModuleOp> translateDagToMLIR(MLIRContext *ctx, StringRef file,
-                                         StringRef text, TimingScope &timing) {
+OwningOpRef<ModuleOp> translateDagToMLIR(MLIRContext *ctx, StringRef path,
+                                         TimingScope &timing) {
   TimingScope readTimer = timing.nest("read JSON");
-  FailureOr<Document> doc = readDag(ctx, file, text);
+  FailureOr<Document> doc = readDagFile(ctx, path);
   readTimer.stop();
   if (failed(doc))
     return {};

@@ -13,6 +13,8 @@
 
 #include "mlir/IR/Diagnostics.h"
 #include "llvm/ADT/StringSwitch.h"
+#include "llvm/Support/FileSystem.h"
+#include "llvm/Support/MemoryBuffer.h"
 
 #include <simdjson.h>
 
@@ -57,7 +59,7 @@ private:
 
   // Typed readers: on a wrong type they set `err` to what was expected.
   bool getInt(od::value v, int64_t &out);
-  bool getIntList(od::value v, std::vector<int64_t> &out);
+  template <typename Vec> bool getIntList(od::value v, Vec &out);
   bool getString(od::value v, std::string &out);
   bool getNumber(od::value v, double &out);
   bool getPeer(od::value v, Peer &out);
@@ -110,7 +112,7 @@ bool Reader::getInt(od::value v, int64_t &out) {
   return true;
 }
 
-bool Reader::getIntList(od::value v, std::vector<int64_t> &out) {
+template <typename Vec> bool Reader::getIntList(od::value v, Vec &out) {
   od::array arr;
   out.clear();
   if (v.get_array().get(arr)) {
@@ -365,6 +367,7 @@ bool Reader::readNode(od::value v, Program &prog, Node &node) {
       }
       if (k == "id") {
         node.id = std::move(s);
+        node.idName = prog.intern(node.id);
       } else if (auto op = parseOp(s)) {
         node.op = *op;
       } else {
@@ -404,27 +407,27 @@ bool Reader::readNode(od::value v, Program &prog, Node &node) {
             ok = false;
             break;
           }
-          node.argNames.push_back(s);
+          node.args.push_back(prog.intern(s));
         }
       err = "a list of node ids";
       break;
     }
     case K_shape: ok = getIntList(fv, node.shape); break;
-    case K_axes: ok = getIntList(fv, node.axes); break;
-    case K_perm: ok = getIntList(fv, node.perm); break;
-    case K_begin: ok = getIntList(fv, node.begin); break;
-    case K_end: ok = getIntList(fv, node.end); break;
-    case K_step: ok = getIntList(fv, node.step); break;
+    case K_axes: ok = getIntList(fv, node.rare().axes); break;
+    case K_perm: ok = getIntList(fv, node.rare().perm); break;
+    case K_begin: ok = getIntList(fv, node.rare().begin); break;
+    case K_end: ok = getIntList(fv, node.rare().end); break;
+    case K_step: ok = getIntList(fv, node.rare().step); break;
     case K_axis: ok = getInt(fv, node.axis); break;
-    case K_spec: ok = getString(fv, node.spec); break;
+    case K_spec: ok = getString(fv, node.rare().spec); break;
     case K_dest:
-    case K_src: ok = getPeer(fv, node.peer); break;
-    case K_tag: ok = getTag(fv, node.tag); break;
+    case K_src: ok = getPeer(fv, node.rare().peer); break;
+    case K_tag: ok = getTag(fv, node.rare().tag); break;
     case K_value:
       constScalarDepth = -1;
-      ok = getConstant(fv, node.value, 0, pos);
+      ok = getConstant(fv, node.rare().value, 0, pos);
       if (ok && constScalarDepth >= 0 &&
-          size_t(constScalarDepth) != node.value.shape.size()) {
+          size_t(constScalarDepth) != node.rare().value.shape.size()) {
         ok = false;
         err = "a rectangular nested list (numbers and lists mixed at one depth)";
       }
@@ -668,8 +671,8 @@ FailureOr<Document> Reader::read(od::document &doc) {
 
 } // namespace
 
-FailureOr<Document> readDag(MLIRContext *ctx, StringRef file, StringRef text) {
-  simdjson::padded_string padded(text.data(), text.size());
+static FailureOr<Document> parsePadded(MLIRContext *ctx, StringRef file,
+                                       const simdjson::padded_string &padded) {
   od::parser parser;
   od::document doc;
   if (auto e = parser.iterate(padded).get(doc)) {
@@ -679,6 +682,32 @@ FailureOr<Document> readDag(MLIRContext *ctx, StringRef file, StringRef text) {
   }
   Reader reader(ctx, file, padded.data());
   return reader.read(doc);
+}
+
+FailureOr<Document> readDag(MLIRContext *ctx, StringRef file, StringRef text) {
+  return parsePadded(ctx, file,
+                     simdjson::padded_string(text.data(), text.size()));
+}
+
+FailureOr<Document> readDagFile(MLIRContext *ctx, StringRef path) {
+  if (path == "-") {
+    auto buffer = llvm::MemoryBuffer::getSTDIN();
+    if (!buffer)
+      return (emitError(UnknownLoc::get(ctx))
+                  << "cannot read standard input: "
+                  << buffer.getError().message(),
+              failure());
+    return readDag(ctx, "<stdin>", (*buffer)->getBuffer());
+  }
+  simdjson::padded_string padded;
+  if (auto e = simdjson::padded_string::load(std::string(path)).get(padded)) {
+    std::error_code ec = llvm::sys::fs::access(path, llvm::sys::fs::AccessMode::Exist);
+    return (emitError(UnknownLoc::get(ctx))
+                << "cannot read '" << path << "': "
+                << (ec ? ec.message() : simdjson::error_message(e)),
+            failure());
+  }
+  return parsePadded(ctx, path, padded);
 }
 
 } // namespace rankc::dag

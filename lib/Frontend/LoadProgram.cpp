@@ -14,15 +14,15 @@ using namespace mlir;
 OwningOpRef<ModuleOp> rankc::loadProgram(MLIRContext *ctx, StringRef path,
                                          llvm::SourceMgr &sourceMgr,
                                          TimingScope &timing) {
+  if (!path.ends_with(".mlir"))
+    return dag::translateDagToMLIR(ctx, path, timing);
+
   auto buffer = llvm::MemoryBuffer::getFileOrSTDIN(path, /*IsText=*/true);
   if (std::error_code ec = buffer.getError()) {
     emitError(UnknownLoc::get(ctx))
         << "cannot read '" << path << "': " << ec.message();
     return {};
   }
-  if (!path.ends_with(".mlir"))
-    return dag::translateDagToMLIR(ctx, path, (*buffer)->getBuffer(), timing);
-
   sourceMgr.AddNewSourceBuffer(std::move(*buffer), llvm::SMLoc());
   TimingScope parseTimer = timing.nest("parse MLIR");
   OwningOpRef<ModuleOp> module = parseSourceFile<ModuleOp>(sourceMgr, ctx);

@@ -32,7 +32,7 @@ Type elementType(MLIRContext *ctx, DType t) {
   return {};
 }
 
-RankedTensorType tensorType(MLIRContext *ctx, const std::vector<int64_t> &shape,
+RankedTensorType tensorType(MLIRContext *ctx, llvm::ArrayRef<int64_t> shape,
                             DType t) {
   return RankedTensorType::get(shape, elementType(ctx, t));
 }

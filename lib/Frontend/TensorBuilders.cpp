@@ -22,12 +22,12 @@ using namespace mlir;
 namespace rankc::dag {
 
 static Value emptyTensor(OpBuilder &b, Location loc,
-                         const std::vector<int64_t> &shape, Type elem) {
+                         llvm::ArrayRef<int64_t> shape, Type elem) {
   return tensor::EmptyOp::create(b, loc, shape, elem);
 }
 
 Value buildElementwise(OpBuilder &b, Location loc, ValueRange inputs,
-                       const std::vector<int64_t> &shape, DType out,
+                       llvm::ArrayRef<int64_t> shape, DType out,
                        ScalarBody body) {
   MLIRContext *ctx = b.getContext();
   unsigned rank = shape.size();
@@ -82,13 +82,13 @@ static Attribute scalarAttr(Builder &b, DType t, const Scalar &s) {
 Value buildConstant(OpBuilder &b, Location loc, const Node &n) {
   auto type = tensorType(b.getContext(), n.outShape, n.outDType);
   DenseElementsAttr attr;
-  if (n.value.shape.empty()) {
+  if (n.rare().value.shape.empty()) {
     attr = DenseElementsAttr::get(type, scalarAttr(b, n.outDType,
-                                                   n.value.elements[0]));
+                                                   n.rare().value.elements[0]));
   } else {
     SmallVector<Attribute> elems;
-    elems.reserve(n.value.elements.size());
-    for (const Scalar &s : n.value.elements)
+    elems.reserve(n.rare().value.elements.size());
+    for (const Scalar &s : n.rare().value.elements)
       elems.push_back(scalarAttr(b, n.outDType, s));
     attr = DenseElementsAttr::get(type, elems);
   }
@@ -106,7 +106,7 @@ Value buildIota(OpBuilder &b, Location loc, const Node &n) {
 }
 
 Value buildReshape(OpBuilder &b, Location loc, Value in,
-                   const std::vector<int64_t> &shape) {
+                   llvm::ArrayRef<int64_t> shape) {
   auto inType = cast<RankedTensorType>(in.getType());
   if (inType.getShape() == ArrayRef<int64_t>(shape))
     return in;
@@ -164,11 +164,11 @@ static Value reductionInit(OpBuilder &b, Location loc, Op op, DType acc) {
 }
 
 Value buildReduction(OpBuilder &b, Location loc, const Node &n, Value in,
-                     DType inType, const std::vector<int64_t> &inShape) {
+                     DType inType, llvm::ArrayRef<int64_t> inShape) {
   MLIRContext *ctx = b.getContext();
   unsigned rank = inShape.size();
-  std::vector<bool> reduced(rank, n.axes.empty() && !n.has(K_axes));
-  for (int64_t a : n.axes)
+  std::vector<bool> reduced(rank, n.rare().axes.empty() && !n.has(K_axes));
+  for (int64_t a : n.rare().axes)
     reduced[a] = true;
   // Accumulate f16/bf16 sums in f32 (as NumPy's mean does) and round once.
   DType acc = n.outDType;

@@ -11,6 +11,8 @@
 
 #include "rankc/Frontend/Dag.h"
 
+#include "llvm/ADT/ArrayRef.h"
+
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/BuiltinTypes.h"
 
@@ -18,7 +20,7 @@ namespace rankc::dag {
 
 mlir::Type elementType(mlir::MLIRContext *ctx, DType t);
 mlir::RankedTensorType tensorType(mlir::MLIRContext *ctx,
-                                  const std::vector<int64_t> &shape, DType t);
+                                  llvm::ArrayRef<int64_t> shape, DType t);
 
 // Scalars (inside linalg bodies).
 mlir::Value castScalar(mlir::OpBuilder &b, mlir::Location loc, mlir::Value v,
@@ -37,7 +39,7 @@ using ScalarBody = llvm::function_ref<mlir::Value(
 /// A linalg.generic over `shape` whose inputs broadcast NumPy-style.
 mlir::Value buildElementwise(mlir::OpBuilder &b, mlir::Location loc,
                              mlir::ValueRange inputs,
-                             const std::vector<int64_t> &shape, DType out,
+                             llvm::ArrayRef<int64_t> shape, DType out,
                              ScalarBody body);
 
 mlir::Value buildConstant(mlir::OpBuilder &b, mlir::Location loc,
@@ -45,7 +47,7 @@ mlir::Value buildConstant(mlir::OpBuilder &b, mlir::Location loc,
 mlir::Value buildIota(mlir::OpBuilder &b, mlir::Location loc, const Node &n);
 mlir::Value buildReduction(mlir::OpBuilder &b, mlir::Location loc,
                            const Node &n, mlir::Value in, DType inType,
-                           const std::vector<int64_t> &inShape);
+                           llvm::ArrayRef<int64_t> inShape);
 mlir::Value buildEinsum(mlir::OpBuilder &b, mlir::Location loc,
                         const Node &n, mlir::ValueRange inputs,
                         llvm::ArrayRef<std::string> terms,
@@ -53,7 +55,7 @@ mlir::Value buildEinsum(mlir::OpBuilder &b, mlir::Location loc,
 mlir::Value buildMatmul(mlir::OpBuilder &b, mlir::Location loc,
                         const Node &n, mlir::Value lhs, mlir::Value rhs);
 mlir::Value buildReshape(mlir::OpBuilder &b, mlir::Location loc,
-                         mlir::Value in, const std::vector<int64_t> &shape);
+                         mlir::Value in, llvm::ArrayRef<int64_t> shape);
 
 } // namespace rankc::dag
 

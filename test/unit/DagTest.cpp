@@ -45,7 +45,7 @@ std::string oneProgram(const std::string &nodes) {
 }
 
 TEST(Broadcast, NumPyRules) {
-  using S = std::vector<int64_t>;
+  using S = Shape;
   EXPECT_EQ(broadcastShapes(S{3, 1}, S{4}), (S{3, 4}));
   EXPECT_EQ(broadcastShapes(S{}, S{2, 5}), (S{2, 5}));
   EXPECT_EQ(broadcastShapes(S{1, 0}, S{7, 1}), (S{7, 0}));
@@ -99,14 +99,14 @@ TEST_F(Frontend, ReadsConstantsTagsAndPeers) {
          {"id": "r", "op": "recv", "src": 0, "tag": 5, "shape": [], "dtype": "bool"})"));
   ASSERT_TRUE(doc);
   const auto &nodes = doc->programs[0].nodes;
-  EXPECT_EQ(nodes[0].value.shape, (std::vector<int64_t>{2, 3}));
-  ASSERT_EQ(nodes[0].value.elements.size(), 6u);
-  EXPECT_EQ(nodes[0].value.elements[5].i, 6);
-  EXPECT_TRUE(nodes[1].peer.relative);
-  EXPECT_EQ(nodes[1].peer.value, -1);
-  EXPECT_EQ(std::get<std::string>(nodes[1].tag), "halo");
-  EXPECT_FALSE(nodes[2].peer.relative);
-  EXPECT_EQ(std::get<int64_t>(nodes[2].tag), 5);
+  EXPECT_EQ(nodes[0].rare().value.shape, (std::vector<int64_t>{2, 3}));
+  ASSERT_EQ(nodes[0].rare().value.elements.size(), 6u);
+  EXPECT_EQ(nodes[0].rare().value.elements[5].i, 6);
+  EXPECT_TRUE(nodes[1].rare().peer.relative);
+  EXPECT_EQ(nodes[1].rare().peer.value, -1);
+  EXPECT_EQ(std::get<std::string>(nodes[1].rare().tag), "halo");
+  EXPECT_FALSE(nodes[2].rare().peer.relative);
+  EXPECT_EQ(std::get<int64_t>(nodes[2].rare().tag), 5);
 }
 
 TEST_F(Frontend, RejectsRaggedConstants) {
@@ -136,11 +136,11 @@ TEST_F(Frontend, InfersNumPyReductionDTypesAndReshapes) {
          {"id": "r", "op": "reshape", "args": ["x"], "shape": [4, -1]})"));
   ASSERT_TRUE(doc) << (errors.empty() ? "" : errors[0]);
   const auto &nodes = doc->programs[0].nodes;
-  EXPECT_EQ(nodes[1].outShape, (std::vector<int64_t>{2, 3, 1}));
+  EXPECT_EQ(nodes[1].outShape, (Shape{2, 3, 1}));
   EXPECT_EQ(nodes[1].outDType, DType::I64);
-  EXPECT_EQ(nodes[2].outShape, (std::vector<int64_t>{}));
+  EXPECT_EQ(nodes[2].outShape, (Shape{}));
   EXPECT_EQ(nodes[2].outDType, DType::I32);
-  EXPECT_EQ(nodes[3].outShape, (std::vector<int64_t>{4, 6}));
+  EXPECT_EQ(nodes[3].outShape, (Shape{4, 6}));
 }
 
 TEST_F(Frontend, DeepChainsDoNotOverflowTheStack) {

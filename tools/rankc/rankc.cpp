@@ -8,6 +8,7 @@
 
 #include "rankc/Dialect/Comm/Comm.h"
 #include "rankc/Frontend/DagDiagnostics.h"
+#include "rankc/Driver/Driver.h"
 #include "rankc/Frontend/LoadProgram.h"
 #include "rankc/InitAll.h"
 
@@ -32,6 +33,8 @@ const char *kUsage =
     "                     [--bucket-cap-mb X] [--first-bucket-cap-mb Y]\n"
     "                     [--bucket-order ready|ddp-initial]\n"
     "       rankc check INPUT\n"
+    "       rankc import INPUT -o OUT   (the frontend only: comm-level MLIR\n"
+    "                                    before verification and partitioning)\n"
     "Both take --timing: print how long each phase took (to stderr).\n"
     "INPUT is a rankc-dag JSON document or a .mlir file printed by\n"
     "`rankc compile --emit mlir`.\n";
@@ -65,7 +68,7 @@ Options parseCommandLine(int argc, char **argv) {
     llvm::outs() << kUsage;
     std::exit(0);
   }
-  if (o.command != "compile" && o.command != "check")
+  if (o.command != "compile" && o.command != "check" && o.command != "import")
     usageError("unknown command '" + o.command + "'");
   for (int i = 2; i < argc; ++i) {
     llvm::StringRef arg = argv[i];
@@ -79,12 +82,13 @@ Options parseCommandLine(int argc, char **argv) {
     };
     llvm::StringRef name = arg.starts_with("--") ? arg.split('=').first : arg;
     bool isCompile = o.command == "compile";
+    bool writes = o.command != "check";
     if (name == "-h" || name == "--help") {
       llvm::outs() << kUsage;
       std::exit(0);
     } else if (name == "--timing") {
       o.timing = true;
-    } else if (isCompile && (name == "-o" || name == "--output")) {
+    } else if (writes && (name == "-o" || name == "--output")) {
       o.output = value().str();
     } else if (isCompile && name == "--target") {
       o.target = value().str();
@@ -112,7 +116,7 @@ Options parseCommandLine(int argc, char **argv) {
   }
   if (o.input.empty())
     usageError("missing INPUT");
-  if (o.command == "compile" && o.output.empty())
+  if (o.command != "check" && o.output.empty())
     usageError("missing -o OUT");
   return o;
 }
@@ -141,45 +145,6 @@ LogicalResult printDiagnostic(Diagnostic &diag) {
   for (Diagnostic &note : diag.getNotes())
     print(note, "note");
   return success();
-}
-
-/// The bucket flags replace the document's data_parallel settings.
-void applyBucketFlags(ModuleOp module, const Options &o) {
-  auto dp = module->getAttrOfType<DictionaryAttr>(
-      rankc::comm::CommDialect::kDataParallel);
-  if (!dp)
-    return;
-  Builder b(module.getContext());
-  NamedAttrList attrs(dp);
-  if (o.bucketCapMb)
-    attrs.set("bucket_cap_mb", b.getF64FloatAttr(*o.bucketCapMb));
-  if (o.firstBucketCapMb)
-    attrs.set("first_bucket_cap_mb", b.getF64FloatAttr(*o.firstBucketCapMb));
-  if (o.bucketOrder)
-    attrs.set("order", b.getStringAttr(*o.bucketOrder));
-  module->setAttr(rankc::comm::CommDialect::kDataParallel,
-                  attrs.getDictionary(module.getContext()));
-}
-
-void printSummary(ModuleOp module, llvm::StringRef input) {
-  unsigned programs = 0, ops = 0, sends = 0, recvs = 0, allreduces = 0;
-  for (Operation &fn : module.getBody()->getOperations()) {
-    if (!fn.hasAttr(rankc::comm::CommDialect::kRanks))
-      continue;
-    ++programs;
-    fn.walk([&](Operation *op) {
-      ++ops;
-      sends += isa<rankc::comm::SendOp>(op);
-      recvs += isa<rankc::comm::RecvOp>(op);
-      allreduces += isa<rankc::comm::AllReduceOp>(op);
-    });
-  }
-  auto ws = module->getAttrOfType<IntegerAttr>(
-      rankc::comm::CommDialect::kWorldSize);
-  llvm::outs() << input << ": ok: world_size " << ws.getInt() << ", "
-               << programs << " program" << (programs == 1 ? "" : "s") << ", "
-               << ops << " ops, " << sends << " sends, " << recvs
-               << " receives, " << allreduces << " allreduces\n";
 }
 
 int emitMLIR(ModuleOp module, const Options &o) {
@@ -216,16 +181,24 @@ int main(int argc, char **argv) {
   TimingScope timing = timingManager.getRootScope();
 
   llvm::SourceMgr sourceMgr;
+  if (o.command == "check")
+    return failed(rankc::checkInput(ctx, o.input, sourceMgr, timing,
+                                    llvm::outs()));
+
+  if (o.command == "import") {
+    OwningOpRef<ModuleOp> module =
+        rankc::loadProgram(&ctx, o.input, sourceMgr, timing);
+    return module ? emitMLIR(*module, o) : 1;
+  }
+
+  rankc::CompileOptions options;
+  options.bucketCapMb = o.bucketCapMb;
+  options.firstBucketCapMb = o.firstBucketCapMb;
+  options.bucketOrder = o.bucketOrder;
   OwningOpRef<ModuleOp> module =
-      rankc::loadProgram(&ctx, o.input, sourceMgr, timing);
+      rankc::compileToPartitioned(ctx, o.input, options, sourceMgr, timing);
   if (!module)
     return 1;
-  applyBucketFlags(*module, o);
-
-  if (o.command == "check") {
-    printSummary(*module, o.input);
-    return 0;
-  }
   if (o.emit == "mlir")
     return emitMLIR(*module, o);
   llvm::errs() << "error: " << o.input << ": --emit exe (--target " << o.target

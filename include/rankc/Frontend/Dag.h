@@ -11,7 +11,13 @@
 #ifndef RANKC_FRONTEND_DAG_H
 #define RANKC_FRONTEND_DAG_H
 
+#include "llvm/ADT/SmallVector.h"
+#include "llvm/ADT/StringMap.h"
+#include "llvm/Support/Allocator.h"
+
 #include <cstdint>
+#include <deque>
+#include <memory>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -83,6 +89,17 @@ struct ConstantValue {
   std::vector<Scalar> elements; // row-major
 };
 
+using Shape = llvm::SmallVector<int64_t, 4>;
+
+/// Attributes of the few ops that have them.
+struct NodeAttrs {
+  Peer peer; // send, recv
+  Tag tag;   // send, recv, allreduce
+  ConstantValue value;
+  std::vector<int64_t> axes, perm, begin, end, step;
+  std::string spec;
+};
+
 /// Which optional keys a node wrote (so that "absent" and "default" differ).
 enum NodeKey : uint32_t {
   K_args = 1u << 0, K_shape = 1u << 1, K_dtype = 1u << 2, K_value = 1u << 3,
@@ -98,27 +115,34 @@ struct Pos {
 
 struct Node {
   std::string id;
+  uint32_t idName = 0; // interned id (Program::names)
   Op op = Op::Input;
-  uint32_t keys = 0; // NodeKey bits
-  std::vector<std::string> argNames;
-  std::vector<uint32_t> args; // resolved by the checker (indices into nodes)
-  std::vector<int64_t> shape;
   DType dtype = DType::F32;
-  ConstantValue value;
-  int64_t axis = 0;
-  std::vector<int64_t> axes, perm, begin, end, step;
-  bool keepdims = false;
-  std::string spec;
-  Peer peer;
-  Tag tag;
+  DType outDType = DType::F32; // filled by the checker
   Reduce reduce = Reduce::Sum;
+  bool keepdims = false;
+  uint32_t keys = 0; // NodeKey bits
+  /// Interned argument names as read; the checker resolves them in place
+  /// to node indices.
+  llvm::SmallVector<uint32_t, 2> args;
+  std::vector<int64_t> shape; // as written (usually absent: no allocation)
+  Shape outShape; // filled by the checker: the value's (sends: the sent one)
+  int64_t axis = 0;
   Pos pos;
-
-  // Filled by the checker.
-  std::vector<int64_t> outShape; // the value's shape (sends: the sent one)
-  DType outDType = DType::F32;
+  std::unique_ptr<NodeAttrs> attrs;
 
   bool has(NodeKey k) const { return keys & k; }
+  /// The rare attributes, created on first write.
+  NodeAttrs &rare() {
+    if (!attrs)
+      attrs = std::make_unique<NodeAttrs>();
+    return *attrs;
+  }
+  /// The rare attributes, or empty ones when none were written.
+  const NodeAttrs &rare() const {
+    static const NodeAttrs none;
+    return attrs ? *attrs : none;
+  }
 };
 
 struct Output {
@@ -130,9 +154,23 @@ struct Output {
 };
 
 struct Program {
+  Program() = default;
+  // Moved, never copied (std::vector<Program> must not try to copy nodes).
+  Program(Program &&) noexcept = default;
+  Program &operator=(Program &&) noexcept = default;
+
   bool allRanks = false;
+  /// Node ids and argument names, interned: names[i] is the name of id i.
+  llvm::StringMap<uint32_t, llvm::BumpPtrAllocator> nameIds;
+  std::vector<llvm::StringRef> names;
+  uint32_t intern(llvm::StringRef name) {
+    auto [it, inserted] = nameIds.try_emplace(name, names.size());
+    if (inserted)
+      names.push_back(it->first());
+    return it->second;
+  }
   std::vector<int64_t> ranks; // when !allRanks, as written
-  std::vector<Node> nodes;
+  std::deque<Node> nodes; // a deque: reading appends without moving nodes
   std::vector<Output> outputs; // in document order
   Pos pos;
   std::vector<uint32_t> order; // topological, filled by the checker

@@ -13,6 +13,8 @@
 
 #include "rankc/Frontend/Dag.h"
 
+#include "llvm/ADT/ArrayRef.h"
+
 #include "mlir/IR/MLIRContext.h"
 #include "mlir/Support/LLVM.h"
 
@@ -23,8 +25,8 @@ namespace rankc::dag {
 mlir::LogicalResult checkDag(mlir::MLIRContext *ctx, Document &doc);
 
 /// NumPy broadcasting of two shapes; nullopt when they do not broadcast.
-std::optional<std::vector<int64_t>> broadcastShapes(
-    const std::vector<int64_t> &a, const std::vector<int64_t> &b);
+std::optional<Shape> broadcastShapes(
+    llvm::ArrayRef<int64_t> a, llvm::ArrayRef<int64_t> b);
 
 /// The einsum spec, parsed: one letter string per operand and the output.
 struct EinsumSpec {

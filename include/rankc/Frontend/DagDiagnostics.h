@@ -17,10 +17,15 @@
 
 namespace rankc::dag {
 
-/// Location of `pos` in `file`, optionally inside a program and at a node.
+/// Location of `pos` in `file`, optionally inside a program and at a node
+/// (with the node's DAG op, for messages that describe it).
 mlir::Location makeLoc(mlir::MLIRContext *ctx, llvm::StringRef file, Pos pos,
                        const Program *program = nullptr,
-                       llvm::StringRef nodeId = {});
+                       llvm::StringRef nodeId = {}, llvm::StringRef op = {});
+
+/// The DAG node id and op of a location, or "" when it names none.
+std::string dagNodeId(mlir::Location loc);
+std::string dagOpName(mlir::Location loc);
 
 /// The "program [0], node 'x'" part of a location, or "" when it has none.
 std::string describeDagLoc(mlir::Location loc);

@@ -21,10 +21,10 @@ namespace rankc::dag {
 mlir::OwningOpRef<mlir::ModuleOp> importDag(mlir::MLIRContext *ctx,
                                             const Document &doc);
 
-/// Reads, checks and imports the JSON text of `file`: the whole frontend.
+/// Reads, checks and imports the JSON document at `path`: the whole frontend.
 mlir::OwningOpRef<mlir::ModuleOp>
-translateDagToMLIR(mlir::MLIRContext *ctx, llvm::StringRef file,
-                   llvm::StringRef text, mlir::TimingScope &timing);
+translateDagToMLIR(mlir::MLIRContext *ctx, llvm::StringRef path,
+                   mlir::TimingScope &timing);
 
 } // namespace rankc::dag
 

@@ -22,6 +22,11 @@ namespace rankc::dag {
 mlir::FailureOr<Document> readDag(mlir::MLIRContext *ctx, llvm::StringRef file,
                                   llvm::StringRef text);
 
+/// Reads the file at `path` ("-": standard input) straight into simdjson's
+/// padded buffer (one copy of the text, not two) and parses it.
+mlir::FailureOr<Document> readDagFile(mlir::MLIRContext *ctx,
+                                      llvm::StringRef path);
+
 } // namespace rankc::dag
 
 #endif // RANKC_FRONTEND_DAGREADER_H

@@ -1,0 +1,330 @@
+//===- Partition.cpp - split programs at communication boundaries ---------===//
+//
+// For each program function, in one linear sweep over its top-level ops:
+//
+// 1. Waits (receives and allreduces) are numbered in the order of the
+//    cross-rank graph's topological order; an op's level is the number of
+//    the latest wait it depends on (0: none).
+// 2. Messages going out (sends, allreduce inputs) are taken in the same
+//    order; for each, the not yet placed work of its level that it needs
+//    becomes a part of its own, so the message leaves as early as possible.
+//    The rest of the level forms the level's last part.
+// 3. Each part is outlined into a private function; the program becomes the
+//    schedule: level 0's parts and sends, wait 1, level 1's parts and sends,
+//    and so on. Constants and empty tensors are cloned into the parts.
+//
+// Why this is deadlock-free on every rank: every rank runs its waits in the
+// order of one global topological order, and a wait only follows work whose
+// own waits come earlier in that order; by induction on that order every
+// wait completes (receives are posted at the start; see CrossRankGraph.h).
+//
+//===----------------------------------------------------------------------===//
+
+#include "rankc/Analysis/CrossRankAnalysis.h"
+#include "rankc/Dialect/Comm/Comm.h"
+#include "rankc/Transforms/Passes.h"
+
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/IR/IRMapping.h"
+#include "mlir/IR/SymbolTable.h"
+#include "mlir/Interfaces/SideEffectInterfaces.h"
+#include "llvm/ADT/DenseMap.h"
+#include "llvm/ADT/SetVector.h"
+
+namespace rankc {
+#define GEN_PASS_DEF_COMMPARTITION
+#include "rankc/Transforms/Passes.h.inc"
+} // namespace rankc
+
+using namespace mlir;
+using namespace rankc;
+
+namespace {
+
+enum class Role : uint8_t { Compute, Free, Comm };
+
+/// One step of a program's schedule.
+struct Step {
+  enum Kind : uint8_t { Wait, Call, Send } kind;
+  Operation *op = nullptr; // the wait or send
+  int32_t part = -1;       // for Call
+};
+
+class ProgramPartitioner {
+public:
+  ProgramPartitioner(func::FuncOp fn, uint32_t program, const ProgramGraph &g,
+                     const CrossRankGraph &x, SymbolTable &symbols)
+      : fn(fn), program(program), g(g), x(x), symbols(symbols) {}
+
+  void run();
+
+private:
+  void classify();
+  void assignLevels();
+  void planSteps();
+  std::vector<uint32_t> collectFor(uint32_t outgoing, uint32_t level);
+  int32_t newPart(std::vector<uint32_t> nodes);
+  void outline(int32_t part, Operation *&insertAfter);
+  void reorder();
+
+  func::FuncOp fn;
+  uint32_t program;
+  const ProgramGraph &g;
+  const CrossRankGraph &x;
+  SymbolTable &symbols;
+
+  std::vector<Operation *> ops;
+  llvm::DenseMap<Operation *, uint32_t> index;
+  std::vector<Role> role;
+  std::vector<uint32_t> level;
+  std::vector<uint32_t> waits; // nodes, in schedule order
+  std::vector<int32_t> partOf;
+  std::vector<std::vector<uint32_t>> parts;
+  std::vector<func::CallOp> calls;
+  std::vector<Step> steps;
+};
+
+void ProgramPartitioner::classify() {
+  Block &body = fn.getBody().front();
+  for (Operation &op : body.without_terminator()) {
+    index[&op] = ops.size();
+    ops.push_back(&op);
+    if (isa<comm::SendOp, comm::RecvOp, comm::AllReduceOp>(op))
+      role.push_back(Role::Comm);
+    else if (op.getNumOperands() == 0 && op.getNumRegions() == 0 &&
+             isMemoryEffectFree(&op))
+      role.push_back(Role::Free); // constants, empty tensors: cloned freely
+    else
+      role.push_back(Role::Compute);
+  }
+  partOf.assign(ops.size(), -1);
+}
+
+void ProgramPartitioner::assignLevels() {
+  for (uint32_t i = 0; i < ops.size(); ++i)
+    if (isa<comm::RecvOp, comm::AllReduceOp>(ops[i]))
+      waits.push_back(i);
+  llvm::sort(waits, [&](uint32_t a, uint32_t b) {
+    return x.position(program, a) < x.position(program, b);
+  });
+  std::vector<uint32_t> waitNumber(ops.size(), 0);
+  for (uint32_t w = 0; w < waits.size(); ++w)
+    waitNumber[waits[w]] = w + 1;
+  level.assign(ops.size(), 0);
+  for (uint32_t i = 0; i < ops.size(); ++i) {
+    uint32_t l = 0;
+    for (uint32_t a : g.argsOf(i))
+      l = std::max(l, level[a]);
+    level[i] = waitNumber[i] ? waitNumber[i] : l;
+  }
+}
+
+// The unplaced compute ops of `lvl` that outgoing message `out` needs, in a
+// topological order (iterative depth-first post-order).
+std::vector<uint32_t> ProgramPartitioner::collectFor(uint32_t out,
+                                                     uint32_t lvl) {
+  std::vector<uint32_t> order;
+  std::vector<std::pair<uint32_t, uint32_t>> stack; // node, next arg
+  auto wanted = [&](uint32_t n) {
+    return role[n] == Role::Compute && level[n] == lvl && partOf[n] == -1;
+  };
+  const int32_t kVisiting = -2;
+  for (uint32_t root : g.argsOf(out)) {
+    if (!wanted(root))
+      continue;
+    partOf[root] = kVisiting;
+    stack.push_back({root, 0});
+    while (!stack.empty()) {
+      auto &[n, next] = stack.back();
+      auto args = g.argsOf(n);
+      if (next == args.size()) {
+        order.push_back(n);
+        stack.pop_back();
+        continue;
+      }
+      uint32_t a = args[next++];
+      if (wanted(a)) {
+        partOf[a] = kVisiting;
+        stack.push_back({a, 0});
+      }
+    }
+  }
+  return order;
+}
+
+int32_t ProgramPartitioner::newPart(std::vector<uint32_t> nodes) {
+  int32_t id = parts.size();
+  for (uint32_t n : nodes)
+    partOf[n] = id;
+  parts.push_back(std::move(nodes));
+  steps.push_back({Step::Call, nullptr, id});
+  return id;
+}
+
+void ProgramPartitioner::planSteps() {
+  // Outgoing messages by the level of the value they carry, then by order.
+  std::vector<uint32_t> outgoing;
+  std::vector<uint32_t> outLevel(ops.size(), 0);
+  for (uint32_t i = 0; i < ops.size(); ++i) {
+    if (!isa<comm::SendOp, comm::AllReduceOp>(ops[i]))
+      continue;
+    for (uint32_t a : g.argsOf(i))
+      outLevel[i] = std::max(outLevel[i], level[a]);
+    outgoing.push_back(i);
+  }
+  llvm::sort(outgoing, [&](uint32_t a, uint32_t b) {
+    return std::make_pair(outLevel[a], x.position(program, a)) <
+           std::make_pair(outLevel[b], x.position(program, b));
+  });
+  // Compute ops of each level, in block order.
+  std::vector<std::vector<uint32_t>> byLevel(waits.size() + 1);
+  for (uint32_t i = 0; i < ops.size(); ++i)
+    if (role[i] == Role::Compute)
+      byLevel[level[i]].push_back(i);
+
+  size_t next = 0;
+  for (uint32_t lvl = 0; lvl <= waits.size(); ++lvl) {
+    if (lvl > 0)
+      steps.push_back({Step::Wait, ops[waits[lvl - 1]], -1});
+    for (; next < outgoing.size() && outLevel[outgoing[next]] == lvl; ++next) {
+      uint32_t out = outgoing[next];
+      std::vector<uint32_t> needed = collectFor(out, lvl);
+      if (!needed.empty())
+        newPart(std::move(needed));
+      if (isa<comm::SendOp>(ops[out]))
+        steps.push_back({Step::Send, ops[out], -1});
+    }
+    std::vector<uint32_t> rest;
+    for (uint32_t n : byLevel[lvl])
+      if (partOf[n] == -1)
+        rest.push_back(n);
+    if (!rest.empty())
+      newPart(std::move(rest));
+  }
+}
+
+void ProgramPartitioner::outline(int32_t part, Operation *&insertAfter) {
+  Block &body = fn.getBody().front();
+  const std::vector<uint32_t> &nodes = parts[part];
+  auto inThisPart = [&](Operation *op) {
+    auto it = index.find(op);
+    return it != index.end() && partOf[it->second] == part;
+  };
+  // Inputs: values of the program's body used here but made elsewhere.
+  llvm::SetVector<Value> inputs;
+  llvm::SetVector<Operation *> cloned; // free ops to copy in
+  for (uint32_t n : nodes)
+    ops[n]->walk([&](Operation *inner) {
+      for (Value v : inner->getOperands()) {
+        if (v.getParentBlock() != &body)
+          continue;
+        Operation *def = v.getDefiningOp();
+        if (def && inThisPart(def))
+          continue;
+        auto it = def ? index.find(def) : index.end();
+        if (it != index.end() && role[it->second] == Role::Free)
+          cloned.insert(def);
+        else
+          inputs.insert(v);
+      }
+    });
+  // Outputs: values made here and used anywhere else.
+  llvm::SetVector<Value> outputs;
+  for (uint32_t n : nodes)
+    for (Value r : ops[n]->getResults())
+      for (Operation *user : r.getUsers())
+        if (!inThisPart(body.findAncestorOpInBlock(*user))) {
+          outputs.insert(r);
+          break;
+        }
+
+  OpBuilder b(fn.getContext());
+  SmallVector<Type> inTypes, outTypes;
+  for (Value v : inputs)
+    inTypes.push_back(v.getType());
+  for (Value v : outputs)
+    outTypes.push_back(v.getType());
+  Location loc = ops[nodes.back()]->getLoc();
+  auto partFn = func::FuncOp::create(
+      fn.getLoc(), (fn.getName() + "_part" + Twine(part)).str(),
+      b.getFunctionType(inTypes, outTypes));
+  partFn.setPrivate();
+  partFn->setAttr(comm::CommDialect::kPartOf, b.getStringAttr(fn.getName()));
+  symbols.insert(partFn, std::next(Block::iterator(insertAfter)));
+  insertAfter = partFn;
+
+  Block *entry = partFn.addEntryBlock();
+  b.setInsertionPointToStart(entry);
+  IRMapping map;
+  for (auto [v, arg] : llvm::zip(inputs, entry->getArguments())) {
+    map.map(v, arg);
+    arg.setLoc(v.getLoc());
+  }
+  for (Operation *def : cloned)
+    b.clone(*def, map);
+  for (uint32_t n : nodes)
+    b.clone(*ops[n], map);
+  SmallVector<Value> results;
+  for (Value v : outputs)
+    results.push_back(map.lookup(v));
+  func::ReturnOp::create(b, loc, results);
+
+  // In the program: one call instead of the part's ops.
+  b.setInsertionPoint(body.getTerminator());
+  auto call = func::CallOp::create(b, loc, partFn, inputs.getArrayRef());
+  for (auto [v, r] : llvm::zip(outputs, call.getResults()))
+    Value(v).replaceAllUsesWith(r);
+  for (uint32_t n : llvm::reverse(nodes)) {
+    index.erase(ops[n]);
+    ops[n]->erase();
+    ops[n] = nullptr;
+  }
+  calls.push_back(call);
+}
+
+void ProgramPartitioner::reorder() {
+  Block &body = fn.getBody().front();
+  Operation *terminator = body.getTerminator();
+  // Constants and empty tensors still used by the schedule go first.
+  for (uint32_t i = 0; i < ops.size(); ++i) {
+    if (!ops[i] || role[i] != Role::Free)
+      continue;
+    if (ops[i]->use_empty())
+      ops[i]->erase();
+    else
+      ops[i]->moveBefore(&body, body.begin());
+  }
+  for (const Step &s : steps)
+    (s.kind == Step::Call ? calls[s.part].getOperation() : s.op)
+        ->moveBefore(terminator);
+}
+
+void ProgramPartitioner::run() {
+  classify();
+  assignLevels();
+  planSteps();
+  Operation *insertAfter = fn;
+  for (int32_t p = 0; p < int32_t(parts.size()); ++p)
+    outline(p, insertAfter);
+  reorder();
+}
+
+struct PartitionPass : public rankc::impl::CommPartitionBase<PartitionPass> {
+  void runOnOperation() override {
+    ModuleOp module = getOperation();
+    if (module->hasAttr(comm::CommDialect::kPartitioned))
+      return markAllAnalysesPreserved();
+    auto &analysis = getAnalysis<CrossRankAnalysis>();
+    if (failed(analysis.graph))
+      return signalPassFailure();
+    SymbolTable symbols(module);
+    for (uint32_t p = 0; p < analysis.programs.size(); ++p)
+      ProgramPartitioner(analysis.programs[p], p, analysis.graphs[p],
+                         *analysis.graph, symbols)
+          .run();
+    module->setAttr(comm::CommDialect::kPartitioned,
+                    UnitAttr::get(module.getContext()));
+  }
+};
+
+} // namespace
