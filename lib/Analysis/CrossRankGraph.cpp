@@ -360,8 +360,11 @@ LogicalResult CrossRankBuilder::orderProgramLevel() {
     std::pair<uint32_t, uint32_t> edge{
         graph.programBase[s.program] + eventOf(s).node,
         graph.programBase[r.program] + eventOf(r).node};
-    if (crossEdges.insert(edge).second)
+    if (crossEdges.insert(edge).second) {
       edges.push_back(edge);
+      graph.programLinks.push_back(
+          {s.program, eventOf(s).node, r.program, eventOf(r).node});
+    }
   }
   std::vector<uint32_t> succBegin, succ;
   std::vector<uint32_t> order =

@@ -10,6 +10,7 @@
 #include "rankc/Frontend/DagDiagnostics.h"
 #include "rankc/Driver/Driver.h"
 #include "rankc/Frontend/LoadProgram.h"
+#include "rankc/Target/Plan.h"
 #include "rankc/InitAll.h"
 
 #include "mlir/IR/Builders.h"
@@ -29,7 +30,8 @@ using namespace mlir;
 namespace {
 
 const char *kUsage =
-    "usage: rankc compile INPUT -o OUT [--target cpu|cuda] [--emit exe|mlir]\n"
+    "usage: rankc compile INPUT -o OUT [--target cpu|cuda]\n"
+    "                     [--emit exe|mlir|plan|dot]\n"
     "                     [--bucket-cap-mb X] [--first-bucket-cap-mb Y]\n"
     "                     [--bucket-order ready|ddp-initial]\n"
     "       rankc check INPUT\n"
@@ -96,8 +98,10 @@ Options parseCommandLine(int argc, char **argv) {
         usageError("--target must be cpu or cuda, got '" + o.target + "'");
     } else if (isCompile && name == "--emit") {
       o.emit = value().str();
-      if (o.emit != "exe" && o.emit != "mlir")
-        usageError("--emit must be exe or mlir, got '" + o.emit + "'");
+      if (o.emit != "exe" && o.emit != "mlir" && o.emit != "plan" &&
+          o.emit != "dot")
+        usageError("--emit must be exe, mlir, plan or dot, got '" + o.emit +
+                   "'");
     } else if (isCompile && name == "--bucket-cap-mb") {
       o.bucketCapMb = parseMiB(name, value());
     } else if (isCompile && name == "--first-bucket-cap-mb") {
@@ -147,7 +151,9 @@ LogicalResult printDiagnostic(Diagnostic &diag) {
   return success();
 }
 
-int emitMLIR(ModuleOp module, const Options &o) {
+/// Writes OUT (or standard output for "-") whole, or not at all.
+int writeOutput(const Options &o,
+                llvm::function_ref<LogicalResult(llvm::raw_ostream &)> write) {
   std::string error;
   auto out = openOutputFile(o.output, &error);
   if (!out) {
@@ -155,13 +161,21 @@ int emitMLIR(ModuleOp module, const Options &o) {
                  << "\n";
     return 1;
   }
-  // Locations are part of the program: they name the DAG file, program and
-  // node, and survive a round trip through `.mlir`.
-  OpPrintingFlags flags;
-  flags.enableDebugInfo(/*enable=*/true, /*prettyForm=*/false);
-  module->print(out->os(), flags);
-  out->keep(); // written whole, or not at all
+  if (failed(write(out->os())))
+    return 1; // the ToolOutputFile removes what was written
+  out->keep();
   return 0;
+}
+
+int emitMLIR(ModuleOp module, const Options &o) {
+  return writeOutput(o, [&](llvm::raw_ostream &os) {
+    // Locations are part of the program: they name the DAG file, program
+    // and node, and survive a round trip through `.mlir`.
+    OpPrintingFlags flags;
+    flags.enableDebugInfo(/*enable=*/true, /*prettyForm=*/false);
+    module->print(os, flags);
+    return success();
+  });
 }
 
 } // namespace
@@ -201,6 +215,14 @@ int main(int argc, char **argv) {
     return 1;
   if (o.emit == "mlir")
     return emitMLIR(*module, o);
+  if (o.emit == "plan")
+    return writeOutput(o, [&](llvm::raw_ostream &os) {
+      return rankc::writePlan(*module, os);
+    });
+  if (o.emit == "dot")
+    return writeOutput(o, [&](llvm::raw_ostream &os) {
+      return rankc::writeDot(*module, os);
+    });
   llvm::errs() << "error: " << o.input << ": --emit exe (--target " << o.target
                << ") is not available yet: this build has no backend; use "
                   "--emit mlir\n";

@@ -51,6 +51,13 @@ public:
   size_t numTags() const { return tags.size(); }
 
   size_t numMessages() const { return messages; }
+
+  /// Messages between program nodes, one per (send node, receive node) pair
+  /// whatever the number of ranks that instantiate it, in a fixed order.
+  struct Link {
+    uint32_t sendProgram, sendNode, recvProgram, recvNode;
+  };
+  llvm::ArrayRef<Link> links() const { return programLinks; }
   size_t numCollectives() const { return collectiveTags.size(); }
 
 private:
@@ -60,6 +67,7 @@ private:
   std::vector<TagValue> collectiveTags;
   std::vector<uint32_t> collectivePositions;
   size_t messages = 0;
+  std::vector<Link> programLinks;
 
   friend class CrossRankBuilder;
 };

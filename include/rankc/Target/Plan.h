@@ -1,0 +1,39 @@
+//===- Plan.h - the schedule of a partitioned module, for people -*- C++ -*-===//
+//
+// Reads the schedule back from a partitioned module (each program function is
+// a sequence of waits, part calls and sends) and writes it as plan.json (see
+// shared/spec/cli.md) or as a Graphviz drawing.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef RANKC_TARGET_PLAN_H
+#define RANKC_TARGET_PLAN_H
+
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/IR/BuiltinOps.h"
+#include "llvm/Support/raw_ostream.h"
+
+namespace rankc {
+
+/// One part of a program's schedule: the waits before it, its computation
+/// (a call, or none), the messages sent right after it.
+struct PlanPart {
+  llvm::SmallVector<mlir::Operation *> waits; // comm.recv / comm.allreduce
+  mlir::func::CallOp call;                    // null: no computation
+  llvm::SmallVector<mlir::Operation *> sends; // comm.send
+  unsigned ops = 0; // DAG nodes computed (top-level ops without DAG names)
+};
+
+/// The parts of a program function of a partitioned module, in order.
+std::vector<PlanPart> readSchedule(mlir::func::FuncOp program);
+
+/// plan.json of a partitioned module.
+mlir::LogicalResult writePlan(mlir::ModuleOp module, llvm::raw_ostream &os);
+
+/// A Graphviz drawing of a partitioned module: one cluster per program, its
+/// parts and messages in order, and an edge for every message.
+mlir::LogicalResult writeDot(mlir::ModuleOp module, llvm::raw_ostream &os);
+
+} // namespace rankc
+
+#endif // RANKC_TARGET_PLAN_H

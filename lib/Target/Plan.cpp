@@ -1,0 +1,107 @@
+//===- Plan.cpp - plan.json of a partitioned module -----------------------===//
+
+#include "rankc/Target/Plan.h"
+#include "rankc/Dialect/Comm/Comm.h"
+#include "rankc/Frontend/DagDiagnostics.h"
+
+#include "llvm/ADT/StringSet.h"
+#include "llvm/Support/JSON.h"
+
+using namespace mlir;
+
+namespace rankc {
+
+/// DAG nodes computed by a part: distinct node ids among its top-level ops
+/// (one DAG node may become several ops), plus ops that name none.
+static unsigned countNodes(func::CallOp call) {
+  auto module = call->getParentOfType<ModuleOp>();
+  auto callee = module.lookupSymbol<func::FuncOp>(call.getCallee());
+  if (!callee)
+    return 0;
+  llvm::StringSet<> ids;
+  unsigned unnamed = 0;
+  for (Operation &op : callee.getBody().front().without_terminator()) {
+    std::string id = dag::dagNodeId(op.getLoc());
+    if (id.empty())
+      ++unnamed;
+    else
+      ids.insert(id);
+  }
+  return ids.size() + unnamed;
+}
+
+std::vector<PlanPart> readSchedule(func::FuncOp program) {
+  std::vector<PlanPart> parts;
+  PlanPart current;
+  auto started = [&] { return current.call || !current.sends.empty(); };
+  auto flush = [&] {
+    if (current.call || !current.waits.empty() || !current.sends.empty())
+      parts.push_back(std::move(current));
+    current = PlanPart();
+  };
+  for (Operation &op : program.getBody().front().without_terminator()) {
+    if (isa<comm::RecvOp, comm::AllReduceOp>(op)) {
+      if (started())
+        flush();
+      current.waits.push_back(&op);
+    } else if (auto call = dyn_cast<func::CallOp>(op)) {
+      if (started())
+        flush();
+      current.call = call;
+      current.ops = countNodes(call);
+    } else if (isa<comm::SendOp>(op)) {
+      current.sends.push_back(&op);
+    }
+  }
+  flush();
+  return parts;
+}
+
+static llvm::json::Value tagJson(Attribute tag) {
+  if (auto i = dyn_cast<IntegerAttr>(tag))
+    return i.getInt();
+  return cast<StringAttr>(tag).str();
+}
+
+LogicalResult writePlan(ModuleOp module, llvm::raw_ostream &os) {
+  int64_t ws =
+      module->getAttrOfType<IntegerAttr>(comm::CommDialect::kWorldSize).getInt();
+  llvm::json::Array programs;
+  for (auto fn : module.getOps<func::FuncOp>()) {
+    Attribute ranksAttr = fn->getAttr(comm::CommDialect::kRanks);
+    if (!ranksAttr)
+      continue;
+    llvm::json::Array ranks;
+    if (auto list = dyn_cast<DenseI64ArrayAttr>(ranksAttr))
+      for (int64_t r : list.asArrayRef())
+        ranks.push_back(r);
+    else
+      for (int64_t r = 0; r < ws; ++r)
+        ranks.push_back(r);
+    llvm::json::Array parts;
+    for (const PlanPart &part : readSchedule(fn)) {
+      llvm::json::Array recvs, sends, allreduces;
+      for (Operation *w : part.waits)
+        (isa<comm::RecvOp>(w) ? recvs : allreduces)
+            .push_back(tagJson(w->getAttr("tag")));
+      for (Operation *s : part.sends)
+        sends.push_back(tagJson(s->getAttr("tag")));
+      llvm::json::Object obj{{"recvs", std::move(recvs)},
+                             {"sends", std::move(sends)},
+                             {"ops", int64_t(part.ops)}};
+      if (!allreduces.empty())
+        obj["allreduces"] = std::move(allreduces);
+      parts.push_back(std::move(obj));
+    }
+    programs.push_back(llvm::json::Object{{"ranks", std::move(ranks)},
+                                          {"executable", fn.getName().str()},
+                                          {"parts", std::move(parts)}});
+  }
+  llvm::json::Object plan{{"world_size", ws},
+                          {"programs", std::move(programs)},
+                          {"buckets", llvm::json::Array()}};
+  os << llvm::formatv("{0:2}", llvm::json::Value(std::move(plan))) << "\n";
+  return success();
+}
+
+} // namespace rankc
