@@ -1,6 +1,7 @@
 //===- Plan.cpp - plan.json of a partitioned module -----------------------===//
 
 #include "rankc/Target/Plan.h"
+#include "rankc/Analysis/CrossRankAnalysis.h"
 #include "rankc/Dialect/Comm/Comm.h"
 #include "rankc/Frontend/DagDiagnostics.h"
 
@@ -97,9 +98,22 @@ LogicalResult writePlan(ModuleOp module, llvm::raw_ostream &os) {
                                           {"executable", fn.getName().str()},
                                           {"parts", std::move(parts)}});
   }
+  // The DAG tags in MPI tag order: tag i of this list travels as MPI tag i.
+  CrossRankAnalysis analysis(module);
+  if (failed(analysis.graph))
+    return failure();
+  llvm::json::Array mpiTags;
+  for (size_t i = 0; i < analysis.graph->numTags(); ++i) {
+    const TagValue &t = analysis.graph->tagOfMpiTag(i);
+    if (auto *n = std::get_if<int64_t>(&t))
+      mpiTags.push_back(*n);
+    else
+      mpiTags.push_back(std::get<std::string>(t));
+  }
   llvm::json::Object plan{{"world_size", ws},
                           {"programs", std::move(programs)},
-                          {"buckets", llvm::json::Array()}};
+                          {"buckets", llvm::json::Array()},
+                          {"mpi_tags", std::move(mpiTags)}};
   os << llvm::formatv("{0:2}", llvm::json::Value(std::move(plan))) << "\n";
   return success();
 }

@@ -49,6 +49,7 @@ public:
   /// then strings in byte order, the same on every rank.
   int32_t mpiTag(const TagValue &tag) const;
   size_t numTags() const { return tags.size(); }
+  const TagValue &tagOfMpiTag(size_t mpiTag) const { return tags[mpiTag]; }
 
   size_t numMessages() const { return messages; }
 
