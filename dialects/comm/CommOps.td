@@ -18,7 +18,7 @@ def Comm_SendOp : Comm_Op<"send", [
     ```
   }];
   let arguments = (ins Comm_Tensor:$value, I64Attr:$peer, UnitAttr:$relative,
-                       Comm_TagAttr:$tag);
+                       Comm_TagAttr:$tag, OptionalAttr<I32Attr>:$mpi_tag);
   let assemblyFormat = [{
     $value `to` custom<Peer>($peer, $relative) `tag` custom<Tag>($tag)
     attr-dict `:` type($value)
@@ -32,12 +32,15 @@ def Comm_RecvOp : Comm_Op<"recv", [
   let description = [{
     The tensor that the peer rank sends to this rank under `tag`. Never
     removed, even when its result is unused: its sender would wait forever.
+    `mpi_tag`, set by comm-assign-mpi-tags, is the MPI tag the message
+    travels with (the same number on both ends).
 
     ```mlir
     %h = comm.recv from rank 0 tag 7 : tensor<8xf32>
     ```
   }];
-  let arguments = (ins I64Attr:$peer, UnitAttr:$relative, Comm_TagAttr:$tag);
+  let arguments = (ins I64Attr:$peer, UnitAttr:$relative, Comm_TagAttr:$tag,
+                       OptionalAttr<I32Attr>:$mpi_tag);
   let results = (outs Comm_Tensor:$result);
   let assemblyFormat = [{
     `from` custom<Peer>($peer, $relative) `tag` custom<Tag>($tag)

@@ -6,7 +6,7 @@
 #include "mlir/IR/DialectRegistry.h"
 
 namespace rankc {
-/// The comm dialect and the upstream dialects that rankc modules use.
+/// The comm dialect, upstream dialects and their interface extensions.
 void registerAllDialects(mlir::DialectRegistry &registry);
 } // namespace rankc
 

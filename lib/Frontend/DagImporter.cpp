@@ -141,7 +141,7 @@ Value Importer::importNode(const Program &p, const Node &n,
     if (n.op == Op::Send) {
       comm::SendOp::create(b, loc, args[0], b.getI64IntegerAttr(n.rare().peer.value),
                            n.rare().peer.relative ? b.getUnitAttr() : UnitAttr(),
-                           tagAttr(n.rare().tag));
+                           tagAttr(n.rare().tag), IntegerAttr());
       return Value();
     }
     if (n.op == Op::Recv)
@@ -149,7 +149,7 @@ Value Importer::importNode(const Program &p, const Node &n,
                                   tensorType(ctx, n.outShape, n.outDType),
                                   b.getI64IntegerAttr(n.rare().peer.value),
                                   n.rare().peer.relative ? b.getUnitAttr() : UnitAttr(),
-                                  tagAttr(n.rare().tag));
+                                  tagAttr(n.rare().tag), IntegerAttr());
     return comm::AllReduceOp::create(
         b, loc, args[0].getType(), comm::ReduceKindAttr::get(ctx, comm::ReduceKind(n.reduce)),
         args[0], tagAttr(n.rare().tag));

@@ -1,16 +1,23 @@
 //===- InitAll.cpp - everything a rankc tool registers --------------------===//
+//
+// Our dialect, and upstream's dialects and interface extensions: the
+// backends bufferize and lower through many upstream dialects, whose
+// bufferization and lowering interfaces are registered as extensions.
+//
+//===----------------------------------------------------------------------===//
 
 #include "rankc/InitAll.h"
 #include "rankc/Dialect/Comm/Comm.h"
 
-#include "mlir/Dialect/Arith/IR/Arith.h"
-#include "mlir/Dialect/Func/IR/FuncOps.h"
-#include "mlir/Dialect/Linalg/IR/Linalg.h"
-#include "mlir/Dialect/Math/IR/Math.h"
-#include "mlir/Dialect/Tensor/IR/Tensor.h"
+#include "mlir/InitAllDialects.h"
+#include "mlir/InitAllExtensions.h"
+#include "mlir/Target/LLVMIR/Dialect/Builtin/BuiltinToLLVMIRTranslation.h"
+#include "mlir/Target/LLVMIR/Dialect/LLVMIR/LLVMToLLVMIRTranslation.h"
 
 void rankc::registerAllDialects(mlir::DialectRegistry &registry) {
-  registry.insert<comm::CommDialect, mlir::arith::ArithDialect,
-                  mlir::func::FuncDialect, mlir::linalg::LinalgDialect,
-                  mlir::math::MathDialect, mlir::tensor::TensorDialect>();
+  registry.insert<comm::CommDialect>();
+  mlir::registerAllDialects(registry);
+  mlir::registerAllExtensions(registry);
+  mlir::registerBuiltinDialectTranslation(registry);
+  mlir::registerLLVMDialectTranslation(registry);
 }

@@ -10,9 +10,15 @@
 #include "rankc/Frontend/DagDiagnostics.h"
 #include "rankc/Driver/Driver.h"
 #include "rankc/Frontend/LoadProgram.h"
+#include "rankc/Target/Executable.h"
 #include "rankc/Target/Plan.h"
 #include "rankc/InitAll.h"
 
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/Dialect/Linalg/IR/Linalg.h"
+#include "mlir/Dialect/Math/IR/Math.h"
+#include "mlir/Dialect/Tensor/IR/Tensor.h"
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/BuiltinOps.h"
 #include "mlir/IR/Diagnostics.h"
@@ -187,7 +193,10 @@ int main(int argc, char **argv) {
   DialectRegistry registry;
   rankc::registerAllDialects(registry);
   MLIRContext ctx(registry);
-  ctx.loadAllAvailableDialects();
+  // The frontend builds ops of these; passes load what else they need.
+  ctx.loadDialect<rankc::comm::CommDialect, arith::ArithDialect,
+                  func::FuncDialect, linalg::LinalgDialect, math::MathDialect,
+                  tensor::TensorDialect>();
   ScopedDiagnosticHandler handler(&ctx, printDiagnostic);
 
   DefaultTimingManager timingManager;
@@ -223,8 +232,11 @@ int main(int argc, char **argv) {
     return writeOutput(o, [&](llvm::raw_ostream &os) {
       return rankc::writeDot(*module, os);
     });
-  llvm::errs() << "error: " << o.input << ": --emit exe (--target " << o.target
-               << ") is not available yet: this build has no backend; use "
-                  "--emit mlir\n";
-  return 1;
+  if (o.target == "cuda") {
+    llvm::errs() << "error: " << o.input
+                 << ": --target cuda is not available yet in this build; use "
+                    "--target cpu\n";
+    return 1;
+  }
+  return failed(rankc::writeExecutables(*module, o.output, timing));
 }

@@ -3,6 +3,10 @@
 #ifndef RANKC_TRANSFORMS_PASSES_H
 #define RANKC_TRANSFORMS_PASSES_H
 
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Bufferization/IR/Bufferization.h"
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/IR/BuiltinOps.h"
 #include "mlir/Pass/Pass.h"
 
@@ -18,6 +22,11 @@ namespace rankc {
 /// partition); registered as `rankc-pipeline` for rankc-opt.
 void buildRankcPipeline(mlir::OpPassManager &pm);
 void registerRankcPipelines();
+
+/// From one partitioned program's module to the LLVM dialect, for the CPU:
+/// lower messages to the runtime, bufferize, linalg to loops, to LLVM.
+/// Registered as `rankc-lower-cpu`.
+void buildCpuLoweringPipeline(mlir::OpPassManager &pm);
 
 } // namespace rankc
 

@@ -42,4 +42,40 @@ def CommPartition : Pass<"comm-partition", "mlir::ModuleOp"> {
   let dependentDialects = ["mlir::func::FuncDialect"];
 }
 
+def CommAssignMpiTags : Pass<"comm-assign-mpi-tags", "mlir::ModuleOp"> {
+  let summary = "Give every send and receive the MPI tag it travels with";
+  let description = [{
+    Sets `mpi_tag` on every comm.send and comm.recv from the cross-rank
+    graph's numbering: the DAG's tags, integers ascending then strings, are
+    numbered densely, the same way on every rank, so both ends of a message
+    agree without any exchange at run time.
+  }];
+}
+
+def CommLowerToRuntime : Pass<"comm-lower-to-runtime", "mlir::ModuleOp"> {
+  let summary = "Lower one program's messages to the runtime's C ABI, asynchronously";
+  let description = [{
+    Runs on a module that holds one partitioned program (and its parts) and
+    turns it into what a CPU or GPU executable runs:
+
+    - every receive is posted at the start of the program (a buffer and
+      `rankc_rt_irecv`) and waited for (`rankc_rt_wait`) where the value is
+      first needed, which partitioning made as late as possible;
+    - every send starts (`rankc_rt_isend`) right where its value exists and
+      is completed at the end of the program;
+    - every allreduce starts (`rankc_rt_iallreduce`) as soon as its input
+      exists, in the same order on every rank, and is waited for where its
+      result is needed;
+    - part calls are bracketed by `rankc_rt_part_begin/end` (for the trace);
+    - `rankc_entry` reads the inputs (`rankc_rt_input`), runs the program and
+      hands the outputs over (`rankc_rt_output`); `rankc_manifest` describes
+      inputs, outputs and messages for the runtime.
+
+    The comm.* attributes are dropped: the manifest carries them.
+  }];
+  let dependentDialects = ["mlir::func::FuncDialect", "mlir::memref::MemRefDialect",
+                           "mlir::bufferization::BufferizationDialect",
+                           "mlir::arith::ArithDialect"];
+}
+
 #endif // RANKC_TRANSFORMS_PASSES_TD

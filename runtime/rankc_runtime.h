@@ -1,0 +1,57 @@
+/*===- rankc_runtime.h - the C ABI between generated code and MPI ---------===*
+ *
+ * Generated programs never call MPI (or the file system) themselves: they
+ * call these functions. The runtime is plain C++ over MPI and knows nothing
+ * of the compiler; rebuilding it against another MPI needs no compiler
+ * change. Buffers are passed as addresses; sizes, shapes and names come from
+ * the program's manifest (see below).
+ *
+ *===----------------------------------------------------------------------===*/
+
+#ifndef RANKC_RUNTIME_H
+#define RANKC_RUNTIME_H
+
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* Element types, in the order of the DAG format's dtypes. */
+enum rankc_dtype {
+  RANKC_BOOL, RANKC_I8, RANKC_I32, RANKC_I64,
+  RANKC_F16, RANKC_BF16, RANKC_F32, RANKC_F64
+};
+enum rankc_reduce { RANKC_SUM, RANKC_PROD, RANKC_MAX, RANKC_MIN, RANKC_MEAN };
+
+/* Called by generated code. Addresses are passed as integers. */
+void rankc_rt_input(int32_t index, int64_t data);
+void rankc_rt_output(int32_t index, int64_t data);
+int64_t rankc_rt_isend(int64_t data, int64_t bytes, int64_t peer,
+                       int32_t relative, int32_t mpi_tag, int32_t event);
+int64_t rankc_rt_irecv(int64_t data, int64_t bytes, int64_t peer,
+                       int32_t relative, int32_t mpi_tag, int32_t event);
+int64_t rankc_rt_iallreduce(int64_t in, int64_t out, int64_t count,
+                            int32_t dtype, int32_t reduce, int32_t event);
+void rankc_rt_wait(int64_t request);
+void rankc_rt_part_begin(int32_t part);
+void rankc_rt_part_end(int32_t part);
+
+/* Provided by generated code.
+ *
+ * rankc_manifest is text, one record per line:
+ *   program NAME
+ *   world_size N
+ *   input INDEX ID DTYPE RANK DIM...        (inputs and params, in order)
+ *   output INDEX DTYPE RANK DIM... : NAME...
+ *   event INDEX KIND NODE-ID TAG-AS-WRITTEN (send | recv | allreduce)
+ *   part INDEX
+ * rankc_entry runs the program once. */
+extern const char rankc_manifest[];
+void rankc_entry(void);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* RANKC_RUNTIME_H */
