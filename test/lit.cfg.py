@@ -5,7 +5,7 @@ import lit.formats
 config.name = "rankc"
 config.test_format = lit.formats.ShTest(execute_external=False)
 config.suffixes = [".mlir", ".test"]
-config.excludes = ["Inputs", "CMakeLists.txt", "unit", "lit.cfg.py", "rc.sh", "gen_error_tests.py"]
+config.excludes = ["Inputs", "CMakeLists.txt", "unit", "lit.cfg.py", "rc.sh", "gen_error_tests.py", "e2e.py", "reference.py", "random_dags.py"]
 config.test_source_root = os.path.dirname(__file__)
 config.test_exec_root = os.path.join(config.rankc_obj_root, "test")
 
@@ -16,3 +16,21 @@ config.environment["PATH"] = path
 config.substitutions.append(("%examples", os.path.join(config.rankc_src_root, "examples")))
 config.substitutions.append(("%python", "python3"))
 config.substitutions.append(("%rc", "bash " + os.path.join(config.rankc_src_root, "test", "rc.sh")))
+
+# End-to-end tests need MPICH's mpiexec and a Python with NumPy (the
+# reference evaluator); without them they are reported as unsupported.
+import shutil
+import subprocess
+for candidate in ["/usr/bin/python3", "python3"]:
+    try:
+        if subprocess.call([candidate, "-c", "import numpy"],
+                           stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL) == 0:
+            config.available_features.add("numpy")
+            config.substitutions.append(("%numpy_python", candidate))
+            break
+    except OSError:
+        pass
+if shutil.which("mpiexec.mpich"):
+    config.available_features.add("mpich")
+# Generated programs run as root on CI machines: MPICH allows it.
+config.environment["RANKC_TIMEOUT"] = "120"

@@ -30,8 +30,9 @@ void rankc::buildCpuLoweringPipeline(mlir::OpPassManager &pm) {
   pm.addPass(mlir::createSCFToControlFlowPass());
   pm.addPass(mlir::memref::createExpandStridedMetadataPass());
   pm.addPass(mlir::createFinalizeMemRefToLLVMConversionPass());
-  pm.addPass(mlir::createConvertMathToLibmPass());
+  // What LLVM has intrinsics for first; the rest (erf, ...) from libm.
   pm.addPass(mlir::createConvertMathToLLVMPass());
+  pm.addPass(mlir::createConvertMathToLibmPass());
   pm.addPass(mlir::createArithToLLVMConversionPass());
   pm.addPass(mlir::createConvertIndexToLLVMPass());
   pm.addPass(mlir::createConvertFuncToLLVMPass());

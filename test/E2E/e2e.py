@@ -1,0 +1,126 @@
+#!/usr/bin/env python3
+"""End-to-end: compile DAGs, run them under MPICH, compare every rank's
+outputs with the NumPy reference (reference.py).
+
+    e2e.py RANKC WORKDIR DAG.json... [--seed S] [--random N]
+
+--random N also generates N random deadlock-free MPMD programs (with the
+generator of test/Random) and checks them the same way. Prints one line per
+DAG and "N passed, M failed"; exits 1 on any failure."""
+import json
+import os
+import subprocess
+import sys
+
+import numpy as np
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "Random"))
+import reference  # noqa: E402
+
+TOL = {"f16": (2e-2, 2e-2), "bf16": (5e-2, 5e-2), "f32": (2e-4, 1e-5),
+       "f64": (1e-9, 1e-12)}
+
+
+def make_input(rng, node):
+    shape, dt = node["shape"], node["dtype"]
+    if dt in ("f16", "bf16", "f32", "f64"):
+        v = rng.uniform(0.1, 1.0, size=shape) * rng.choice([-1, 1], size=shape)
+        return reference.round_bf16(v) if dt == "bf16" else v.astype(reference.DT[dt])
+    if dt == "bool":
+        return rng.random(size=shape) < 0.5
+    return rng.integers(-8, 9, size=shape).astype(reference.DT[dt])
+
+
+def save(path, value, dt):
+    os.makedirs(os.path.dirname(path), exist_ok=True)
+    np.save(path, reference.to_bf16_bits(value) if dt == "bf16" else value)
+
+
+def check(rankc, workdir, path, seed):
+    name = os.path.splitext(os.path.basename(path))[0]
+    base = os.path.join(workdir, name)
+    doc = json.load(open(path))
+    ws = doc["world_size"]
+    rng = np.random.default_rng(seed)
+    out = os.path.join(base, "exe")
+    p = subprocess.run([rankc, "compile", path, "-o", out], capture_output=True, text=True)
+    if p.returncode != 0:
+        return f"compile failed: {p.stderr.strip()}"
+    inputs = {r: {} for r in range(ws)}
+    for prog in doc["programs"]:
+        for r in (range(ws) if prog["ranks"] == "all" else prog["ranks"]):
+            for node in prog["nodes"]:
+                if node["op"] in ("input", "param"):
+                    v = make_input(rng, node)
+                    inputs[r][node["id"]] = v
+                    save(os.path.join(base, "in", f"rank{r}", node["id"] + ".npy"), v, node["dtype"])
+    res = os.path.join(base, "res")
+    p = subprocess.run([os.path.join(out, "launch"), "--inputs", os.path.join(base, "in"),
+                        "--outputs", res, "--timeout", "60"],
+                       capture_output=True, text=True, timeout=300)
+    if p.returncode != 0:
+        return f"run failed ({p.returncode}): {p.stderr.strip()}"
+    expected = reference.evaluate(doc, inputs)
+    for r, outs in expected.items():
+        for oname, (want, dt) in outs.items():
+            f = os.path.join(res, f"rank{r}", oname + ".npy")
+            if not os.path.exists(f):
+                return f"rank {r}: missing output {oname}"
+            got = np.load(f)
+            if dt == "bf16":
+                got = reference.from_bf16_bits(got)
+            want = np.asarray(want)
+            if got.shape != want.shape:
+                return f"rank {r}, {oname}: shape {got.shape} != {want.shape}"
+            if dt in TOL:
+                rtol, atol = TOL[dt]
+                ok = np.allclose(got.astype(np.float64), want.astype(np.float64),
+                                 rtol=rtol, atol=atol, equal_nan=True)
+            else:
+                ok = np.array_equal(got, want.astype(got.dtype))
+            if not ok:
+                return f"rank {r}, {oname} ({dt}): got {got.ravel()[:6]} want {want.ravel()[:6]}"
+    return None
+
+
+def main():
+    rankc, workdir = sys.argv[1], sys.argv[2]
+    args = sys.argv[3:]
+    seed = 0
+    randoms = 0
+    if "--seed" in args:
+        i = args.index("--seed")
+        seed = int(args[i + 1])
+        del args[i:i + 2]
+    if "--random" in args:
+        i = args.index("--random")
+        randoms = int(args[i + 1])
+        del args[i:i + 2]
+    os.makedirs(workdir, exist_ok=True)
+    if randoms:
+        import random
+        import random_dags
+        rng = random.Random(seed)
+        for i in range(randoms):
+            b = random_dags.Builder(rng, rng.randint(1, 4))
+            b.valid_traffic(rng.randint(3, 20))
+            path = os.path.join(workdir, f"random{i}.json")
+            with open(path, "w") as f:
+                json.dump(b.document(), f)
+            args.append(path)
+    passed = failed = 0
+    for path in args:
+        why = check(rankc, workdir, path, seed)
+        print(("PASS: " if why is None else "FAIL: ") + os.path.basename(path) +
+              ("" if why is None else ": " + why))
+        if why is None:
+            passed += 1
+        else:
+            failed += 1
+    print(f"{passed} passed, {failed} failed")
+    sys.exit(1 if failed else 0)
+
+
+if __name__ == "__main__":
+    main()

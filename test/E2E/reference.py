@@ -1,0 +1,226 @@
+#!/usr/bin/env python3
+"""A NumPy interpreter of rankc-dag documents: the reference that the
+end-to-end tests compare compiled programs against.
+
+    evaluate(doc, inputs) -> {rank: {output name: array}}
+
+`inputs[rank][id]` holds each input and param. Every rank's program runs
+as a dataflow: a node runs when its arguments exist; a recv when its
+matching send ran; an allreduce when every rank's input exists. bf16 values
+are kept as float32 numbers rounded to bf16 after every op."""
+import math
+
+
+import numpy as np
+
+np.seterr(all="ignore")  # NaN and inf are values like any other here
+
+DT = {"bool": np.bool_, "i8": np.int8, "i32": np.int32, "i64": np.int64,
+      "f16": np.float16, "bf16": np.float32, "f32": np.float32, "f64": np.float64}
+
+
+def round_bf16(a):
+    a = np.asarray(a, dtype=np.float32)
+    bits = a.view(np.uint32).astype(np.uint64)
+    rounded = ((bits + 0x7FFF + ((bits >> 16) & 1)) >> 16) << 16
+    out = rounded.astype(np.uint32).view(np.float32)
+    return np.where(np.isnan(a), a, out)
+
+
+def to_bf16_bits(a):
+    return (round_bf16(a).view(np.uint32) >> 16).astype(np.uint16)
+
+
+def from_bf16_bits(u):
+    return (u.astype(np.uint32) << 16).view(np.float32)
+
+
+def fix(value, dtype):
+    """Casts a result to the node's dtype (bf16: rounded float32)."""
+    if dtype == "bf16":
+        return round_bf16(value)
+    return np.asarray(value).astype(DT[dtype])
+
+
+def wide(x, dtype):
+    return x.astype(np.float32) if dtype in ("f16", "bf16") else x
+
+
+UNARY = {
+    "neg": np.negative, "abs": np.abs, "exp": np.exp, "log": np.log,
+    "sqrt": np.sqrt, "rsqrt": lambda x: 1 / np.sqrt(x), "sin": np.sin,
+    "cos": np.cos, "tanh": np.tanh,
+    "erf": np.vectorize(math.erf, otypes=[np.float64]),
+    "sigmoid": lambda x: 1 / (1 + np.exp(-x)),
+    "relu": lambda x: np.maximum(x, 0), "floor": np.floor, "ceil": np.ceil,
+    "not": np.logical_not,
+}
+BINARY = {
+    "add": np.add, "sub": np.subtract, "mul": np.multiply, "div": np.divide,
+    "pow": np.power, "maximum": np.maximum, "minimum": np.minimum,
+    "eq": np.equal, "ne": np.not_equal, "lt": np.less, "le": np.less_equal,
+    "gt": np.greater, "ge": np.greater_equal, "and": np.logical_and,
+    "or": np.logical_or,
+}
+REDUCE = {"sum": np.sum, "prod": np.prod, "max": np.max, "min": np.min,
+          "mean": np.mean}
+
+
+def dtype_of(node, args, types):
+    op = node["op"]
+    if "dtype" in node and op not in ("reshape", "broadcast_to"):
+        return node["dtype"]
+    if op in ("eq", "ne", "lt", "le", "gt", "ge", "and", "or", "not"):
+        return "bool"
+    if op == "where":
+        return types[args[1]]
+    t = types[args[0]]
+    if op in ("sum", "prod") and t in ("bool", "i8", "i32"):
+        return "i64"
+    return t
+
+
+def compute(node, vals, types, dtype):
+    op = node["op"]
+    a = [vals[x] for x in node.get("args", [])]
+    at = [types[x] for x in node.get("args", [])]
+    if op == "constant":
+        v = np.array(node["value"], dtype=np.float64 if dtype in ("f16", "bf16", "f32", "f64") else None)
+        if "shape" in node:
+            v = np.broadcast_to(v, node["shape"])
+        return fix(v, dtype)
+    if op == "iota":
+        shape, axis = node["shape"], node["axis"] % max(len(node["shape"]), 1)
+        idx = np.arange(shape[axis]).reshape([-1 if i == axis else 1 for i in range(len(shape))])
+        return fix(np.broadcast_to(idx, shape), dtype)
+    if op == "cast":
+        x = a[0]
+        if dtype == "bool":
+            return x != 0
+        if dtype in ("i8", "i32", "i64") and at[0] in ("f16", "bf16", "f32", "f64"):
+            return np.trunc(x).astype(DT[dtype])
+        return fix(x, dtype)
+    if op in UNARY:
+        t = at[0]
+        if op in ("floor", "ceil") and t not in ("f16", "bf16", "f32", "f64"):
+            return a[0]
+        if op == "abs" and t == "bool":
+            return a[0]
+        return fix(UNARY[op](wide(a[0], t)), dtype)
+    if op in BINARY:
+        t = at[0]
+        x, y = a
+        if t == "bool" and op in ("add", "maximum"):
+            return np.logical_or(x, y)
+        if t == "bool" and op in ("mul", "minimum"):
+            return np.logical_and(x, y)
+        r = BINARY[op](wide(x, t), wide(y, t))
+        return r if dtype == "bool" else fix(r, dtype)
+    if op == "where":
+        return fix(np.where(a[0], a[1], a[2]), dtype)
+    if op == "einsum":
+        return fix(np.einsum(node["spec"], *[wide(x, t) for x, t in zip(a, at)]), dtype)
+    if op == "matmul":
+        return fix(np.matmul(wide(a[0], at[0]), wide(a[1], at[1])), dtype)
+    if op in REDUCE:
+        x, t = a[0], at[0]
+        axes = tuple(ax % x.ndim for ax in node["axes"]) if "axes" in node else None
+        if t in ("f16", "bf16"):
+            x = x.astype(np.float32)
+        return fix(REDUCE[op](x, axis=axes, keepdims=node.get("keepdims", False)), dtype)
+    if op == "reshape":
+        return a[0].reshape(node["shape"])
+    if op == "transpose":
+        return np.transpose(a[0], node["perm"])
+    if op == "broadcast_to":
+        return np.broadcast_to(a[0], node["shape"]).copy()
+    if op == "slice":
+        step = node.get("step", [1] * a[0].ndim)
+        return a[0][tuple(slice(b, e, s) for b, e, s in zip(node["begin"], node["end"], step))]
+    if op == "concat":
+        return np.concatenate(a, axis=node["axis"])
+    raise ValueError(f"reference: unknown op {op}")
+
+
+def peer(p, rank, ws):
+    return (rank + p["offset"]) % ws if isinstance(p, dict) else p
+
+
+def evaluate(doc, inputs):
+    ws = doc["world_size"]
+    prog_of = {}
+    for p in doc["programs"]:
+        for r in (range(ws) if p["ranks"] == "all" else p["ranks"]):
+            prog_of[r] = p
+    vals = {r: {} for r in range(ws)}
+    types = {r: {} for r in range(ws)}
+    sent = {}  # (src, dst, tag) -> value
+    pending_allreduce = {}  # tag -> {rank: value}
+    done = {r: set() for r in range(ws)}
+    progress = True
+    while progress:
+        progress = False
+        for r in range(ws):
+            for node in prog_of[r]["nodes"]:
+                nid, op = node["id"], node["op"]
+                if nid in done[r]:
+                    continue
+                args = node.get("args", [])
+                if any(x not in vals[r] for x in args):
+                    continue
+                if op in ("input", "param"):
+                    vals[r][nid] = inputs[r][nid]
+                    types[r][nid] = node["dtype"]
+                elif op == "send":
+                    sent[(r, peer(node["dest"], r, ws), str(node["tag"]))] = vals[r][args[0]]
+                elif op == "recv":
+                    key = (peer(node["src"], r, ws), r, str(node["tag"]))
+                    if key not in sent:
+                        continue
+                    vals[r][nid] = sent[key]
+                    types[r][nid] = node["dtype"]
+                elif op == "allreduce":
+                    tag = str(node["tag"])
+                    got = pending_allreduce.setdefault(tag, {})
+                    got[r] = (vals[r][args[0]], types[r][args[0]])
+                    if len(got) < ws:
+                        done[r].add(nid + "#started")
+                        continue
+                    if nid in done[r]:
+                        continue
+                    xs = [wide(v, t).astype(np.float64) if t not in ("bool",) else v for v, t in (got[k] for k in range(ws))]
+                    t = got[r][1]
+                    red = node["reduce"]
+                    if t == "bool":
+                        res = np.logical_or.reduce(xs) if red == "max" else np.logical_and.reduce(xs)
+                    elif red in ("sum", "mean"):
+                        res = np.sum(xs, axis=0)
+                        if red == "mean":
+                            res = res / ws
+                    elif red == "prod":
+                        res = np.prod(xs, axis=0)
+                    elif red == "max":
+                        res = np.max(xs, axis=0)
+                    else:
+                        res = np.min(xs, axis=0)
+                    for k in range(ws):
+                        for n2 in prog_of[k]["nodes"]:
+                            if n2["op"] == "allreduce" and str(n2["tag"]) == tag:
+                                vals[k][n2["id"]] = fix(res, t)
+                                types[k][n2["id"]] = t
+                                done[k].add(n2["id"])
+                    progress = True
+                    continue
+                else:
+                    t = dtype_of(node, args, types[r])
+                    vals[r][nid] = compute(node, vals[r], types[r], t)
+                    types[r][nid] = t
+                done[r].add(nid)
+                progress = True
+    results = {}
+    for r in range(ws):
+        results[r] = {}
+        for name, target in prog_of[r].get("outputs", {}).items():
+            nid = target["node"] if isinstance(target, dict) else target
+            results[r][name] = (vals[r][nid], types[r][nid])
+    return results
