@@ -409,6 +409,8 @@ void rankc_rt_part_end(int32_t part) {
 
 int main(int argc, char **argv) {
   programName = argv[0];
+  if (const char *t = std::getenv("RANKC_TIMEOUT")) // the command line wins
+    timeoutSeconds = std::atof(t);
   for (int i = 1; i < argc; ++i) {
     std::string a = argv[i];
     auto value = [&]() -> std::string {
@@ -431,8 +433,6 @@ int main(int argc, char **argv) {
       return 2;
     }
   }
-  if (const char *t = std::getenv("RANKC_TIMEOUT"))
-    timeoutSeconds = std::atof(t);
   MPI_Init(&argc, &argv);
   MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN);
   checkMpi(MPI_Comm_rank(MPI_COMM_WORLD, &rank), "MPI_Comm_rank");

@@ -1,12 +1,23 @@
 #!/usr/bin/env bash
-# The main job on a shipped example: installs what is missing, builds,
-# verifies examples/ring.json and prints its MLIR.
+# The main job on a shipped example: installs what is missing, builds, then
+# compiles examples/stencil.json (a 1-D heat equation with halo exchange on 4
+# ranks) into per-rank executables and runs them under MPICH's mpiexec.
+#   bash scripts/demo.sh [EXAMPLE.json]
 set -euo pipefail
 cd "$(dirname "$0")/.."
 bash scripts/install-deps.sh
 bash scripts/build.sh
-EXAMPLE=${1:-examples/ring.json}
-./build/tools/rankc/rankc check "$EXAMPLE"
-./build/tools/rankc/rankc compile "$EXAMPLE" --emit mlir -o build/example.mlir
-echo "--- MLIR of $EXAMPLE (also in build/example.mlir), locations omitted:"
-./build/tools/rankc-opt/rankc-opt build/example.mlir
+EXAMPLE=${1:-examples/stencil.json}
+NAME=$(basename "$EXAMPLE" .json)
+OUT=build/demo/$NAME
+RANKC=./build/tools/rankc/rankc
+$RANKC check "$EXAMPLE"
+$RANKC compile "$EXAMPLE" -o "$OUT"
+echo "--- compiled into $OUT: $(ls "$OUT" | tr '\n' ' ')"
+echo "--- schedule ($OUT/plan.json):"
+cat "$OUT/plan.json"
+echo "--- running $OUT/launch (reproducible inputs):"
+"$OUT/launch" --outputs "$OUT/results" --trace "$OUT/trace.json"
+echo "--- outputs:"
+(cd "$OUT/results" && ls rank*/*.npy)
+echo "--- timeline of every rank: $OUT/trace.json (open in https://ui.perfetto.dev)"

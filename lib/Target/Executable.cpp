@@ -159,15 +159,15 @@ while [ $# -gt 0 ]; do
 done
 MPIEXEC=${RANKC_MPIEXEC:-$(command -v mpiexec.mpich || command -v mpiexec)}
 if [ -z "$MPIEXEC" ]; then echo "error: no mpiexec found (install mpich)" >&2; exit 1; fi
+if [ $CHECK = 1 ]; then
+  echo "world size )SH" + std::to_string(ws) + R"SH(: $MPIEXEC)SH" + segments + R"SH("
+  exit 0
+fi
 mkdir -p "$RES" || exit 1
 RES=$(cd "$RES" && pwd)
 STAGE=$(mktemp -d "$RES/.rankc-partial.XXXXXX") || exit 1
 trap 'rm -rf "$STAGE"' EXIT
 ARGS+=(--outputs "$STAGE")
-if [ $CHECK = 1 ]; then
-  echo "world size )SH" + std::to_string(ws) + R"SH(: $MPIEXEC)SH" + segments + R"SH("
-  exit 0
-fi
 "$MPIEXEC")SH" + segments + R"SH(
 rc=$?
 if [ $rc -ne 0 ]; then
@@ -178,7 +178,8 @@ for d in "$STAGE"/rank*; do
   [ -d "$d" ] || continue
   mkdir -p "$RES/$(basename "$d")" && mv -f "$d"/*.npy "$RES/$(basename "$d")/" 2>/dev/null
 done
-echo "ran )SH" + std::to_string(ws) + R"SH( ranks; outputs in $RES"
+count=$(find "$RES" -path "$RES/.rankc-partial*" -prune -o -name '*.npy' -print | wc -l)
+echo "ran )SH" + std::to_string(ws) + R"SH( ranks; $count output files in $RES (rank<r>/<name>.npy)"
 exit 0
 )SH";
 }
