@@ -63,7 +63,9 @@ struct TraceEvent {
 };
 
 int rank = 0, worldSize = 1;
-std::string programName, inputsDir, outputsDir, traceFile;
+std::string programName, inputsDir, outputsDir, traceFile, statsFile;
+// --stats: where this rank's time went (seconds).
+double computeTime = 0, blockedTime = 0, entryTime = 0;
 double timeoutSeconds = 300;
 std::vector<TensorInfo> inputs, outputs;
 std::vector<EventInfo> events;
@@ -80,6 +82,9 @@ std::vector<double> partBegin;
   va_end(args);
   fprintf(stderr, "error: rank %d (%s): %s\n", rank, programName.c_str(), msg);
   fflush(stderr);
+  // Give mpiexec's output forwarding time to pass the message on before the
+  // abort tears the job down (otherwise it is sometimes lost).
+  std::this_thread::sleep_for(std::chrono::milliseconds(300));
   MPI_Abort(MPI_COMM_WORLD, 1);
   std::exit(1);
 }
@@ -279,9 +284,32 @@ void writeTrace() {
   fclose(f);
 }
 
+// Rank 0 writes {"ranks": [{"rank", "wall", "compute", "blocked"}...]}:
+// wall is the program's run, compute its parts, blocked its time in waits
+// (communication left exposed).
+void writeStats() {
+  double mine[3] = {entryTime, computeTime, blockedTime};
+  std::vector<double> all(3 * worldSize);
+  checkMpi(MPI_Gather(mine, 3, MPI_DOUBLE, all.data(), 3, MPI_DOUBLE, 0,
+                      MPI_COMM_WORLD),
+           "MPI_Gather (stats)");
+  if (rank != 0)
+    return;
+  FILE *f = fopen(statsFile.c_str(), "w");
+  if (!f)
+    fail("cannot write stats '%s': %s", statsFile.c_str(), strerror(errno));
+  fprintf(f, "{\"ranks\": [");
+  for (int r = 0; r < worldSize; ++r)
+    fprintf(f, "%s{\"rank\": %d, \"wall\": %.6f, \"compute\": %.6f, "
+               "\"blocked\": %.6f}",
+            r ? ", " : "", r, all[3 * r], all[3 * r + 1], all[3 * r + 2]);
+  fprintf(f, "]}\n");
+  fclose(f);
+}
+
 void usage() {
   fprintf(stderr, "usage: %s [--inputs IN] [--outputs RES] [--timeout SECONDS] "
-                  "[--trace FILE]\n", programName.c_str());
+                  "[--trace FILE] [--stats FILE]\n", programName.c_str());
 }
 
 } // namespace
@@ -366,6 +394,7 @@ void rankc_rt_wait(int64_t handle) {
   // message instead of a hang.
   double deadline = now() + timeoutSeconds;
   int done = 0;
+  double blockedFrom = now();
   for (unsigned spins = 0;; ++spins) {
     checkMpi(MPI_Test(&r.mpi, &done, MPI_STATUS_IGNORE),
              ("MPI_Test of " + describe(r.event, r.peer)).c_str());
@@ -377,6 +406,7 @@ void rankc_rt_wait(int64_t handle) {
     if (spins > 1000)
       std::this_thread::sleep_for(std::chrono::microseconds(50));
   }
+  blockedTime += now() - blockedFrom;
   if (r.out && (r.dtype == RANKC_F16 || r.dtype == RANKC_BF16 ||
                 r.reduce == RANKC_MEAN)) {
     for (int64_t i = 0; i < r.count; ++i) {
@@ -400,6 +430,7 @@ void rankc_rt_part_begin(int32_t part) {
 }
 
 void rankc_rt_part_end(int32_t part) {
+  computeTime += now() - partBegin[part];
   if (!traceFile.empty())
     trace.push_back({"part " + std::to_string(part), "compute",
                      partBegin[part], now()});
@@ -426,6 +457,8 @@ int main(int argc, char **argv) {
       outputsDir = value();
     else if (a == "--trace")
       traceFile = value();
+    else if (a == "--stats")
+      statsFile = value();
     else if (a == "--timeout")
       timeoutSeconds = std::atof(value().c_str());
     else {
@@ -439,10 +472,13 @@ int main(int argc, char **argv) {
   checkMpi(MPI_Comm_size(MPI_COMM_WORLD, &worldSize), "MPI_Comm_size");
   parseManifest();
 
+  checkMpi(MPI_Barrier(MPI_COMM_WORLD), "MPI_Barrier");
+  double entryStart = now();
   rankc_entry();
   for (size_t i = 0; i < requests.size(); ++i)
     if (requests[i].active)
       rankc_rt_wait(i);
+  entryTime = now() - entryStart;
 
   if (!outputsDir.empty()) {
     std::string dir = outputsDir + "/rank" + std::to_string(rank);
@@ -457,6 +493,8 @@ int main(int argc, char **argv) {
   }
   if (!traceFile.empty())
     writeTrace();
+  if (!statsFile.empty())
+    writeStats();
   checkMpi(MPI_Barrier(MPI_COMM_WORLD), "MPI_Barrier");
   MPI_Finalize();
   return 0;

@@ -118,7 +118,7 @@ OwningOpRef<ModuleOp> compileToPartitioned(MLIRContext &ctx, StringRef input,
   applyBucketFlags(*module, options);
   PassManager pm(&ctx);
   pm.enableTiming(timing);
-  buildRankcPipeline(pm);
+  buildRankcPipeline(pm, options.bulkSynchronous);
   if (failed(pm.run(*module)))
     return {};
   return module;

@@ -43,7 +43,8 @@ int64_t byteSize(RankedTensorType t) {
 
 class Lowering {
 public:
-  Lowering(ModuleOp module) : module(module), b(module.getContext()) {}
+  Lowering(ModuleOp module, bool blockingSends)
+      : module(module), b(module.getContext()), blockingSends(blockingSends) {}
   LogicalResult run();
 
 private:
@@ -70,6 +71,7 @@ private:
 
   ModuleOp module;
   OpBuilder b;
+  bool blockingSends;
   func::FuncOp rtInput, rtOutput, rtIsend, rtIrecv, rtIallreduce, rtWait,
       rtPartBegin, rtPartEnd;
   std::string events; // manifest lines
@@ -135,12 +137,16 @@ void Lowering::lowerProgram(func::FuncOp program) {
       b.setInsertionPoint(&op);
       auto type = send.getValue().getType();
       Value buffer = bufferOf(send.getValue(), loc);
-      sendRequests.push_back(call(
+      Value request = call(
           rtIsend,
           {address(buffer, loc), i64(byteSize(type), loc),
            i64(send.getPeer(), loc), i32(send.getRelative(), loc),
            i32(send.getMpiTag().value_or(0), loc), i32(event, loc)},
-          loc));
+          loc);
+      if (blockingSends)
+        call(rtWait, {request}, loc);
+      else
+        sendRequests.push_back(request);
       op.erase();
     } else if (auto all = dyn_cast<comm::AllReduceOp>(op)) {
       // Starts as soon as its input exists, after the previous collective
@@ -148,6 +154,11 @@ void Lowering::lowerProgram(func::FuncOp program) {
       describe("allreduce", all.getTag());
       Operation *def = all.getValue().getDefiningOp();
       Operation *after = def && def->getBlock() == &body ? def : nullptr;
+      // A part's result: start after the part's end mark, not inside it.
+      if (auto next = after ? dyn_cast_or_null<func::CallOp>(after->getNextNode())
+                            : func::CallOp();
+          next && next.getCallee() == "rankc_rt_part_end")
+        after = next;
       if (lastCollectiveStart &&
           (!after || after->isBeforeInBlock(lastCollectiveStart)))
         after = lastCollectiveStart;
@@ -175,9 +186,11 @@ void Lowering::lowerProgram(func::FuncOp program) {
       op.erase();
     } else if (isa<func::CallOp>(op)) {
       b.setInsertionPoint(&op);
-      call(rtPartBegin, {i32(part, loc)}, loc);
+      Value id = i32(part, loc);
+      call(rtPartBegin, {id}, loc);
       b.setInsertionPointAfter(&op);
-      call(rtPartEnd, {i32(part, loc)}, loc);
+      call(rtPartEnd, {id}, loc); // right after the call: see allreduces
+
       ++part;
       continue;
     } else {
@@ -302,8 +315,9 @@ LogicalResult Lowering::run() {
 
 struct LowerToRuntimePass
     : public rankc::impl::CommLowerToRuntimeBase<LowerToRuntimePass> {
+  using CommLowerToRuntimeBase::CommLowerToRuntimeBase;
   void runOnOperation() override {
-    if (failed(Lowering(getOperation()).run()))
+    if (failed(Lowering(getOperation(), blockingSends).run()))
       signalPassFailure();
   }
 };

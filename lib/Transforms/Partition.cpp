@@ -53,8 +53,10 @@ struct Step {
 class ProgramPartitioner {
 public:
   ProgramPartitioner(func::FuncOp fn, uint32_t program, const ProgramGraph &g,
-                     const CrossRankGraph &x, SymbolTable &symbols)
-      : fn(fn), program(program), g(g), x(x), symbols(symbols) {}
+                     const CrossRankGraph &x, SymbolTable &symbols,
+                     bool eagerSends)
+      : fn(fn), program(program), g(g), x(x), symbols(symbols),
+        eagerSends(eagerSends) {}
 
   void run();
 
@@ -72,6 +74,7 @@ private:
   const ProgramGraph &g;
   const CrossRankGraph &x;
   SymbolTable &symbols;
+  bool eagerSends;
 
   std::vector<Operation *> ops;
   llvm::DenseMap<Operation *, uint32_t> index;
@@ -186,7 +189,10 @@ void ProgramPartitioner::planSteps() {
   for (uint32_t lvl = 0; lvl <= waits.size(); ++lvl) {
     if (lvl > 0)
       steps.push_back({Step::Wait, ops[waits[lvl - 1]], -1});
-    for (; next < outgoing.size() && outLevel[outgoing[next]] == lvl; ++next) {
+    size_t first = next;
+    for (; eagerSends && next < outgoing.size() &&
+           outLevel[outgoing[next]] == lvl;
+         ++next) {
       uint32_t out = outgoing[next];
       std::vector<uint32_t> needed = collectFor(out, lvl);
       if (!needed.empty())
@@ -200,6 +206,13 @@ void ProgramPartitioner::planSteps() {
         rest.push_back(n);
     if (!rest.empty())
       newPart(std::move(rest));
+    // Bulk-synchronous: the level's sends only after all of its work.
+    if (!eagerSends)
+      for (next = first; next < outgoing.size() &&
+                         outLevel[outgoing[next]] == lvl;
+           ++next)
+        if (isa<comm::SendOp>(ops[outgoing[next]]))
+          steps.push_back({Step::Send, ops[outgoing[next]], -1});
   }
 }
 
@@ -310,6 +323,7 @@ void ProgramPartitioner::run() {
 }
 
 struct PartitionPass : public rankc::impl::CommPartitionBase<PartitionPass> {
+  using CommPartitionBase::CommPartitionBase;
   void runOnOperation() override {
     ModuleOp module = getOperation();
     if (module->hasAttr(comm::CommDialect::kPartitioned))
@@ -320,7 +334,7 @@ struct PartitionPass : public rankc::impl::CommPartitionBase<PartitionPass> {
     SymbolTable symbols(module);
     for (uint32_t p = 0; p < analysis.programs.size(); ++p)
       ProgramPartitioner(analysis.programs[p], p, analysis.graphs[p],
-                         *analysis.graph, symbols)
+                         *analysis.graph, symbols, eagerSends)
           .run();
     module->setAttr(comm::CommDialect::kPartitioned,
                     UnitAttr::get(module.getContext()));

@@ -10,14 +10,16 @@
 #include "mlir/Dialect/MemRef/Transforms/Passes.h"
 #include "mlir/Transforms/Passes.h"
 
-void rankc::buildRankcPipeline(mlir::OpPassManager &pm) {
+void rankc::buildRankcPipeline(mlir::OpPassManager &pm, bool bulkSynchronous) {
   pm.addPass(createCommVerifyRanks());
-  pm.addPass(createCommPartition());
+  pm.addPass(createCommPartition(CommPartitionOptions{!bulkSynchronous}));
   pm.addPass(createCommAssignMpiTags());
 }
 
-void rankc::buildCpuLoweringPipeline(mlir::OpPassManager &pm) {
-  pm.addPass(createCommLowerToRuntime());
+void rankc::buildCpuLoweringPipeline(mlir::OpPassManager &pm,
+                                     bool bulkSynchronous) {
+  pm.addPass(createCommLowerToRuntime(
+      CommLowerToRuntimeOptions{bulkSynchronous}));
   pm.addPass(mlir::bufferization::createEmptyTensorToAllocTensorPass());
   mlir::bufferization::OneShotBufferizePassOptions bufferize;
   bufferize.bufferizeFunctionBoundaries = true;
@@ -44,9 +46,9 @@ void rankc::registerRankcPipelines() {
   mlir::PassPipelineRegistration<>(
       "rankc-lower-cpu",
       "From one partitioned program's module to the LLVM dialect (CPU)",
-      buildCpuLoweringPipeline);
+      [](mlir::OpPassManager &pm) { buildCpuLoweringPipeline(pm); });
   mlir::PassPipelineRegistration<>(
       "rankc-pipeline",
       "What `rankc compile --emit mlir` runs: verify ranks, partition, assign MPI tags",
-      buildRankcPipeline);
+      [](mlir::OpPassManager &pm) { buildRankcPipeline(pm); });
 }

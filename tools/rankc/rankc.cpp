@@ -40,6 +40,7 @@ const char *kUsage =
     "                     [--emit exe|mlir|plan|dot]\n"
     "                     [--bucket-cap-mb X] [--first-bucket-cap-mb Y]\n"
     "                     [--bucket-order ready|ddp-initial]\n"
+    "                     [--schedule overlap|bulk-synchronous]\n"
     "       rankc check INPUT\n"
     "       rankc import INPUT -o OUT   (the frontend only: comm-level MLIR\n"
     "                                    before verification and partitioning)\n"
@@ -53,6 +54,7 @@ struct Options {
   std::optional<double> bucketCapMb, firstBucketCapMb;
   std::optional<std::string> bucketOrder;
   bool timing = false;
+  bool bulkSynchronous = false;
 };
 
 [[noreturn]] void usageError(const llvm::Twine &msg) {
@@ -108,6 +110,12 @@ Options parseCommandLine(int argc, char **argv) {
           o.emit != "dot")
         usageError("--emit must be exe, mlir, plan or dot, got '" + o.emit +
                    "'");
+    } else if (isCompile && name == "--schedule") {
+      std::string v = value().str();
+      if (v != "overlap" && v != "bulk-synchronous")
+        usageError("--schedule must be overlap or bulk-synchronous, got '" +
+                   v + "'");
+      o.bulkSynchronous = v == "bulk-synchronous";
     } else if (isCompile && name == "--bucket-cap-mb") {
       o.bucketCapMb = parseMiB(name, value());
     } else if (isCompile && name == "--first-bucket-cap-mb") {
@@ -218,6 +226,7 @@ int main(int argc, char **argv) {
   options.bucketCapMb = o.bucketCapMb;
   options.firstBucketCapMb = o.firstBucketCapMb;
   options.bucketOrder = o.bucketOrder;
+  options.bulkSynchronous = o.bulkSynchronous;
   OwningOpRef<ModuleOp> module =
       rankc::compileToPartitioned(ctx, o.input, options, sourceMgr, timing);
   if (!module)
@@ -238,5 +247,6 @@ int main(int argc, char **argv) {
                     "--target cpu\n";
     return 1;
   }
-  return failed(rankc::writeExecutables(*module, o.output, timing));
+  return failed(rankc::writeExecutables(*module, o.output, timing,
+                                        o.bulkSynchronous));
 }

@@ -32,6 +32,7 @@ mlir::LogicalResult checkInput(mlir::MLIRContext &ctx, llvm::StringRef input,
 struct CompileOptions {
   std::optional<double> bucketCapMb, firstBucketCapMb;
   std::optional<std::string> bucketOrder;
+  bool bulkSynchronous = false; // --schedule bulk-synchronous
 };
 
 /// `rankc compile` up to the partitioned comm-level module: load, apply the

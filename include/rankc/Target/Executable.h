@@ -19,7 +19,8 @@ namespace rankc {
 /// on failure `out` is left as it was.
 mlir::LogicalResult writeExecutables(mlir::ModuleOp module,
                                      llvm::StringRef out,
-                                     mlir::TimingScope &timing);
+                                     mlir::TimingScope &timing,
+                                     bool bulkSynchronous = false);
 
 } // namespace rankc
 

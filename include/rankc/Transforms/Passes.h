@@ -20,13 +20,16 @@ namespace rankc {
 
 /// The pipeline `rankc compile` runs on a comm-level module (verify, then
 /// partition); registered as `rankc-pipeline` for rankc-opt.
-void buildRankcPipeline(mlir::OpPassManager &pm);
+/// `bulkSynchronous`: the baseline schedule of bench/overlap.sh (a send
+/// waits for all the work of its level and completes before going on).
+void buildRankcPipeline(mlir::OpPassManager &pm, bool bulkSynchronous = false);
 void registerRankcPipelines();
 
 /// From one partitioned program's module to the LLVM dialect, for the CPU:
 /// lower messages to the runtime, bufferize, linalg to loops, to LLVM.
 /// Registered as `rankc-lower-cpu`.
-void buildCpuLoweringPipeline(mlir::OpPassManager &pm);
+void buildCpuLoweringPipeline(mlir::OpPassManager &pm,
+                              bool bulkSynchronous = false);
 
 } // namespace rankc
 

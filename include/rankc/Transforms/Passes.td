@@ -38,7 +38,14 @@ def CommPartition : Pass<"comm-partition", "mlir::ModuleOp"> {
 
     Deterministic: the same input gives the same parts. Marks the module
     `comm.partitioned`; a partitioned module is left as it is.
+
+    With `eager-sends=false` a send waits for all the work of its level
+    (the bulk-synchronous baseline of bench/overlap.sh).
   }];
+  let options = [
+    Option<"eagerSends", "eager-sends", "bool", /*default=*/"true",
+           "Cut parts so that each send leaves as soon as its value exists">,
+  ];
   let dependentDialects = ["mlir::func::FuncDialect"];
 }
 
@@ -72,7 +79,14 @@ def CommLowerToRuntime : Pass<"comm-lower-to-runtime", "mlir::ModuleOp"> {
       inputs, outputs and messages for the runtime.
 
     The comm.* attributes are dropped: the manifest carries them.
+
+    With `blocking-sends` every send is completed right after it starts:
+    the bulk-synchronous baseline, which exposes its communication.
   }];
+  let options = [
+    Option<"blockingSends", "blocking-sends", "bool", /*default=*/"false",
+           "Complete each send right after starting it">,
+  ];
   let dependentDialects = ["mlir::func::FuncDialect", "mlir::memref::MemRefDialect",
                            "mlir::bufferization::BufferizationDialect",
                            "mlir::arith::ArithDialect"];

@@ -1,0 +1,48 @@
+// RUN: rankc-opt %s -comm-lower-to-runtime | FileCheck %s
+// RUN: rankc-opt %s -comm-lower-to-runtime=blocking-sends | FileCheck %s --check-prefix=BLOCKING
+
+// The receive is posted first thing, waited for just before its use; the
+// send starts where it was and completes before the return; the allreduce
+// starts right after its input exists and is waited for where it was.
+// CHECK-LABEL: func.func private @rank0(
+// CHECK-NEXT: %[[RBUF:.*]] = memref.alloc() : memref<4xf32>
+// CHECK: %[[RPTR:.*]] = memref.extract_aligned_pointer_as_index %[[RBUF]]
+// CHECK: %[[RREQ:.*]] = call @rankc_rt_irecv(%[[RPTR]], %c16_i64, %c0_i64, %c0_i32, %c5_i32, %c{{[0-9]+}}_i32)
+// CHECK: call @rankc_rt_part_begin
+// CHECK: %[[P:.*]] = call @rank0_part0(%arg0)
+// CHECK: call @rankc_rt_part_end
+// CHECK: %[[COPY:.*]] = bufferization.alloc_tensor() copy(%[[P]])
+// CHECK: %[[AIN:.*]] = bufferization.to_buffer %[[COPY]] read_only
+// CHECK: call @rankc_rt_iallreduce({{.*}}) : (index, index, i64, i32, i32, i32) -> i64
+// CHECK: %[[SBUF:.*]] = bufferization.to_buffer %{{.*}} read_only
+// CHECK: %[[SREQ:.*]] = call @rankc_rt_isend({{.*}}) : (index, i64, i64, i32, i32, i32) -> i64
+// CHECK: call @rankc_rt_wait(%[[RREQ]])
+// CHECK-NEXT: %[[R:.*]] = bufferization.to_tensor %[[RBUF]] restrict writable
+// CHECK: call @rankc_rt_wait
+// CHECK-NEXT: bufferization.to_tensor {{.*}} restrict writable
+// CHECK: call @rankc_rt_wait(%[[SREQ]])
+// CHECK-NEXT: return
+// The manifest: inputs, outputs with their names, events (as text).
+// CHECK: memref.global "public" constant @rankc_manifest : memref<126xi8>
+// The entry reads inputs, runs the program and hands its outputs over.
+// CHECK-LABEL: func.func @rankc_entry()
+// CHECK: call @rankc_rt_input(%c0_i32
+// CHECK: call @rank0(
+// CHECK: call @rankc_rt_output(%c0_i32
+// No comm.* attribute is left.
+// CHECK-NOT: comm.
+// BLOCKING: %[[SREQ:.*]] = call @rankc_rt_isend(
+// BLOCKING-NEXT: call @rankc_rt_wait(%[[SREQ]])
+module attributes {comm.world_size = 1 : i64, comm.partitioned} {
+  func.func @rank0(%x: tensor<4xf32> {comm.input = "x"}) -> (tensor<4xf32> {comm.outputs = ["y", "z"]})
+      attributes {comm.ranks = array<i64: 0>} {
+    %p = call @rank0_part0(%x) : (tensor<4xf32>) -> tensor<4xf32>
+    comm.send %p to rank 0 tag 3 {mpi_tag = 2 : i32} : tensor<4xf32>
+    %r = comm.recv from rank 0 tag 9 {mpi_tag = 5 : i32} : tensor<4xf32>
+    %a = comm.allreduce sum %p tag "g" : tensor<4xf32>
+    return %r : tensor<4xf32>
+  }
+  func.func private @rank0_part0(%x: tensor<4xf32>) -> tensor<4xf32> attributes {comm.part_of = "rank0"} {
+    return %x : tensor<4xf32>
+  }
+}
