@@ -27,8 +27,8 @@ n=len(s); print(max(r['wall'] for r in s), sum(r['compute'] for r in s)/n, sum(r
     echo "$name $sched $bestline"
   done
 }
-python3 bench/gen_overlap.py stencil 2 256 16384 4 6 "$W/stencil.json"
-python3 bench/gen_overlap.py pipeline 2 8 64 512 "$W/pipeline.json"
+python3 bench/gen_overlap.py stencil 2 4 2097152 4 0 "$W/stencil.json"
+python3 bench/gen_overlap.py pipeline 2 8 256 256 "$W/pipeline.json"
 {
   run stencil "$W/stencil.json"
   run pipeline "$W/pipeline.json"
