@@ -14,6 +14,8 @@
 #include <mpi.h>
 
 #include <algorithm>
+#include <climits>
+#include <cstdint>
 #include <cerrno>
 #include <chrono>
 #include <cmath>
@@ -189,18 +191,31 @@ void makeDirs(const std::string &path) {
     }
 }
 
-Request &newRequest(int64_t &handle) {
+/// A free slot of the request table, started now for `event` with `peer`.
+Request &newRequest(int64_t &handle, int event, int64_t peer) {
+  handle = requests.size();
   for (size_t i = 0; i < requests.size(); ++i)
     if (!requests[i].active) {
       handle = i;
-      requests[i] = Request();
-      requests[i].active = true;
-      return requests[i];
+      break;
     }
-  handle = requests.size();
-  requests.emplace_back();
-  requests.back().active = true;
-  return requests.back();
+  if (handle == int64_t(requests.size()))
+    requests.emplace_back();
+  Request &r = requests[handle];
+  r = Request();
+  r.active = true;
+  r.event = event;
+  r.peer = peer;
+  r.started = now();
+  return r;
+}
+
+/// MPI counts are ints: larger messages are refused with a clear error.
+int messageSize(int64_t bytes, int event) {
+  if (bytes > INT32_MAX)
+    fail("%s is %lld bytes, more than one MPI message can carry (2^31 - 1)",
+         describe(event, -1).c_str(), (long long)bytes);
+  return int(bytes);
 }
 
 int64_t resolvePeer(int64_t peer, int32_t relative) {
@@ -339,12 +354,9 @@ void rankc_rt_output(int32_t index, int64_t data) {
 int64_t rankc_rt_isend(int64_t data, int64_t bytes, int64_t peer,
                        int32_t relative, int32_t mpiTag, int32_t event) {
   int64_t handle;
-  Request &r = newRequest(handle);
-  r.event = event;
-  r.peer = resolvePeer(peer, relative);
-  r.started = now();
-  checkMpi(MPI_Isend(reinterpret_cast<void *>(data), int(bytes), MPI_BYTE,
-                     int(r.peer), mpiTag, MPI_COMM_WORLD, &r.mpi),
+  Request &r = newRequest(handle, event, resolvePeer(peer, relative));
+  checkMpi(MPI_Isend(reinterpret_cast<void *>(data), messageSize(bytes, event),
+                     MPI_BYTE, int(r.peer), mpiTag, MPI_COMM_WORLD, &r.mpi),
            ("MPI_Isend of " + describe(event, r.peer)).c_str());
   return handle;
 }
@@ -352,12 +364,9 @@ int64_t rankc_rt_isend(int64_t data, int64_t bytes, int64_t peer,
 int64_t rankc_rt_irecv(int64_t data, int64_t bytes, int64_t peer,
                        int32_t relative, int32_t mpiTag, int32_t event) {
   int64_t handle;
-  Request &r = newRequest(handle);
-  r.event = event;
-  r.peer = resolvePeer(peer, relative);
-  r.started = now();
-  checkMpi(MPI_Irecv(reinterpret_cast<void *>(data), int(bytes), MPI_BYTE,
-                     int(r.peer), mpiTag, MPI_COMM_WORLD, &r.mpi),
+  Request &r = newRequest(handle, event, resolvePeer(peer, relative));
+  checkMpi(MPI_Irecv(reinterpret_cast<void *>(data), messageSize(bytes, event),
+                     MPI_BYTE, int(r.peer), mpiTag, MPI_COMM_WORLD, &r.mpi),
            ("MPI_Irecv of " + describe(event, r.peer)).c_str());
   return handle;
 }
@@ -365,9 +374,7 @@ int64_t rankc_rt_irecv(int64_t data, int64_t bytes, int64_t peer,
 int64_t rankc_rt_iallreduce(int64_t in, int64_t out, int64_t count,
                             int32_t dtype, int32_t reduce, int32_t event) {
   int64_t handle;
-  Request &r = newRequest(handle);
-  r.event = event;
-  r.started = now();
+  Request &r = newRequest(handle, event, -1);
   r.out = reinterpret_cast<void *>(out);
   r.count = count;
   r.dtype = dtype;
@@ -382,6 +389,9 @@ int64_t rankc_rt_iallreduce(int64_t in, int64_t out, int64_t count,
     send = r.wideIn.data();
     recv = r.wideOut.data();
   }
+  if (count > INT32_MAX)
+    fail("%s has %lld elements, more than one MPI call can carry",
+         describe(event, -1).c_str(), (long long)count);
   checkMpi(MPI_Iallreduce(send, recv, int(count), mpiType(dtype),
                           mpiOp(reduce, dtype), MPI_COMM_WORLD, &r.mpi),
            ("MPI_Iallreduce of " + describe(event, -1)).c_str());
