@@ -14,7 +14,7 @@ using namespace rankc::comm;
 
 static ParseResult parsePeer(OpAsmParser &parser, IntegerAttr &peer,
                              UnitAttr &relative) {
-  int64_t value;
+  int64_t value = 0;
   if (succeeded(parser.parseOptionalKeyword("offset"))) {
     relative = parser.getBuilder().getUnitAttr();
   } else if (parser.parseKeyword("rank")) {
@@ -37,7 +37,7 @@ static ParseResult parseTag(OpAsmParser &parser, Attribute &tag) {
     tag = parser.getBuilder().getStringAttr(text);
     return success();
   }
-  int64_t value;
+  int64_t value = 0;
   if (parser.parseInteger(value))
     return failure();
   tag = parser.getBuilder().getI64IntegerAttr(value);

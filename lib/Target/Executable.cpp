@@ -198,8 +198,7 @@ LogicalResult writeExecutables(ModuleOp module, StringRef out,
   if (std::error_code ec = llvm::sys::fs::create_directories(stage))
     return emitError(UnknownLoc::get(ctx))
            << "cannot create '" << stage << "': " << ec.message();
-  auto cleanup = llvm::make_scope_exit(
-      [&] { llvm::sys::fs::remove_directories(stage); });
+  llvm::scope_exit cleanup([&] { llvm::sys::fs::remove_directories(stage); });
 
   for (auto fn : module.getOps<func::FuncOp>()) {
     if (!fn->hasAttr(comm::CommDialect::kRanks))
