@@ -5,7 +5,7 @@ import lit.formats
 config.name = "rankc"
 config.test_format = lit.formats.ShTest(execute_external=False)
 config.suffixes = [".mlir", ".test"]
-config.excludes = ["Inputs", "CMakeLists.txt", "unit", "lit.cfg.py", "rc.sh", "gen_error_tests.py", "e2e.py", "reference.py", "random_dags.py"]
+config.excludes = ["Inputs", "CMakeLists.txt", "unit", "lit.cfg.py", "rc.sh", "gen_error_tests.py", "e2e.py", "reference.py", "random_dags.py", "compare_buckets.py"]
 config.test_source_root = os.path.dirname(__file__)
 config.test_exec_root = os.path.join(config.rankc_obj_root, "test")
 
@@ -34,3 +34,12 @@ if shutil.which("mpiexec.mpich"):
     config.available_features.add("mpich")
 # Generated programs run as root on CI machines: MPICH allows it.
 config.environment["RANKC_TIMEOUT"] = "120"
+for candidate in ["/usr/bin/python3", "python3"]:
+    try:
+        if subprocess.call([candidate, "-c", "import torch.distributed"],
+                           stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL) == 0:
+            config.available_features.add("torch")
+            config.substitutions.append(("%torch_python", candidate))
+            break
+    except OSError:
+        pass

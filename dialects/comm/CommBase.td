@@ -36,6 +36,8 @@ def Comm_Dialect : Dialect {
     - `comm.partitioned` (module, unit): comm-partition has run.
     - `comm.part_of` (function, string): this private function is a part of
       the named program function.
+    - `comm.bucket` (comm.allreduce, dictionary): the gradient bucket it
+      reduces: index, params, bytes, dtype.
   }];
   let hasOperationAttrVerify = 1;
   let hasRegionArgAttrVerify = 1;
@@ -53,6 +55,7 @@ def Comm_Dialect : Dialect {
     static constexpr ::llvm::StringLiteral kGradOf = "comm.grad_of";
     static constexpr ::llvm::StringLiteral kPartitioned = "comm.partitioned";
     static constexpr ::llvm::StringLiteral kPartOf = "comm.part_of";
+    static constexpr ::llvm::StringLiteral kBucket = "comm.bucket";
   }];
 }
 

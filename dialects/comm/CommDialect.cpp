@@ -167,6 +167,15 @@ LogicalResult CommDialect::verifyOperationAttribute(Operation *op,
                              "on a function");
     return success();
   }
+  if (name == kBucket) {
+    auto dict = dyn_cast<DictionaryAttr>(value);
+    if (!isa<AllReduceOp>(op) || !dict || !dict.getAs<IntegerAttr>("index") ||
+        !dict.getAs<ArrayAttr>("params") || !dict.getAs<IntegerAttr>("bytes") ||
+        !dict.getAs<StringAttr>("dtype"))
+      return op->emitOpError("'comm.bucket' must be a dictionary {index, "
+                             "params, bytes, dtype} on a comm.allreduce");
+    return success();
+  }
   if (name == kRanks) {
     auto fn = dyn_cast<FunctionOpInterface>(op);
     if (!fn)

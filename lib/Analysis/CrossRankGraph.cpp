@@ -77,6 +77,8 @@ private:
   LogicalResult matchMessages();
   LogicalResult matchCollectives();
   LogicalResult orderProgramLevel();
+  void addCollectiveOrder(uint32_t collectiveBase,
+                          std::vector<std::pair<uint32_t, uint32_t>> &edges);
   LogicalResult explainCycle();
 
   MLIRContext *ctx;
@@ -329,6 +331,24 @@ topologicalOrder(uint32_t numNodes,
   return order;
 }
 
+// Collectives that must start after another one (gradient buckets): an
+// edge between the two collective nodes.
+void CrossRankBuilder::addCollectiveOrder(
+    uint32_t collectiveBase,
+    std::vector<std::pair<uint32_t, uint32_t>> &edges) {
+  for (uint32_t p = 0; p < programs.size(); ++p)
+    for (uint32_t e = 0; e < programs[p].events.size(); ++e) {
+      const CommEvent &ev = programs[p].events[e];
+      if (ev.kind != EventKind::AllReduce || !ev.startsAfter)
+        continue;
+      for (uint32_t c = 0; c < collectiveTagIds.size(); ++c)
+        if (tagOfId[collectiveTagIds[c]] == *ev.startsAfter)
+          edges.push_back({collectiveBase + c,
+                           collectiveBase +
+                               collectiveOfTag.lookup(tagIds[p][e])});
+    }
+}
+
 LogicalResult CrossRankBuilder::orderProgramLevel() {
   // Program-level nodes: every program's nodes, then one per collective.
   uint32_t total = 0;
@@ -355,6 +375,7 @@ LogicalResult CrossRankBuilder::orderProgramLevel() {
         edges.push_back({base + a, target});
     }
   }
+  addCollectiveOrder(collectiveBase, edges);
   llvm::DenseSet<std::pair<uint32_t, uint32_t>> crossEdges;
   for (auto &[s, r] : matched) {
     std::pair<uint32_t, uint32_t> edge{
@@ -406,6 +427,7 @@ LogicalResult CrossRankBuilder::explainCycle() {
   for (auto &[s, r] : matched)
     edges.push_back({rankBase[s.rank] + eventOf(s).node,
                      rankBase[r.rank] + eventOf(r).node});
+  addCollectiveOrder(collectiveBase, edges);
   std::vector<uint32_t> succBegin, succ;
   std::vector<uint32_t> order = topologicalOrder(total, edges, succBegin, succ);
   if (order.size() == total) {

@@ -53,6 +53,7 @@ ProgramGraph buildProgramGraph(func::FuncOp fn) {
   auto ops = std::make_shared<std::vector<Operation *>>();
   llvm::DenseMap<Operation *, uint32_t> index;
   llvm::SmallVector<uint32_t, 4> args;
+  std::optional<std::string> previousBucketTag;
   for (Operation &op : body.without_terminator()) {
     args.clear();
     op.walk([&](Operation *inner) {
@@ -81,6 +82,13 @@ ProgramGraph buildProgramGraph(func::FuncOp fn) {
       e.kind = EventKind::AllReduce;
       e.type = typeOf(all.getValue());
       e.reduce = comm::stringifyReduceKind(all.getReduce()).str();
+      // Gradient buckets start in bucket order, as DDP's reducer does.
+      if (auto bucket =
+              all->getAttrOfType<DictionaryAttr>(comm::CommDialect::kBucket)) {
+        if (previousBucketTag)
+          e.startsAfter = *previousBucketTag;
+        previousBucketTag = cast<StringAttr>(all.getTag()).str();
+      }
     } else {
       continue;
     }

@@ -58,6 +58,28 @@ std::vector<PlanPart> readSchedule(func::FuncOp program) {
   return parts;
 }
 
+std::vector<BucketInfo> readBuckets(ModuleOp module) {
+  std::vector<BucketInfo> buckets;
+  for (auto fn : module.getOps<func::FuncOp>()) {
+    if (!fn->hasAttr(comm::CommDialect::kRanks))
+      continue;
+    for (Operation &op : fn.getBody().front()) {
+      auto bucket = op.getAttrOfType<DictionaryAttr>(comm::CommDialect::kBucket);
+      if (!bucket)
+        continue;
+      BucketInfo info;
+      for (Attribute p : bucket.getAs<ArrayAttr>("params"))
+        info.params.push_back(cast<StringAttr>(p).str());
+      info.dtype = bucket.getAs<StringAttr>("dtype").str();
+      info.bytes = bucket.getAs<IntegerAttr>("bytes").getInt();
+      buckets.push_back(std::move(info));
+    }
+    if (!buckets.empty())
+      break;
+  }
+  return buckets;
+}
+
 static llvm::json::Value tagJson(Attribute tag) {
   if (auto i = dyn_cast<IntegerAttr>(tag))
     return i.getInt();
@@ -110,9 +132,17 @@ LogicalResult writePlan(ModuleOp module, llvm::raw_ostream &os) {
     else
       mpiTags.push_back(std::get<std::string>(t));
   }
+  // Buckets in the order their reductions start: the order of the
+  // bucket allreduces in the (first data-parallel) program's schedule, the
+  // same on every rank.
+  llvm::json::Array buckets;
+  for (const BucketInfo &b : readBuckets(module))
+    buckets.push_back(llvm::json::Object{{"params", b.params},
+                                         {"dtype", b.dtype},
+                                         {"bytes", b.bytes}});
   llvm::json::Object plan{{"world_size", ws},
                           {"programs", std::move(programs)},
-                          {"buckets", llvm::json::Array()},
+                          {"buckets", std::move(buckets)},
                           {"mpi_tags", std::move(mpiTags)}};
   os << llvm::formatv("{0:2}", llvm::json::Value(std::move(plan))) << "\n";
   return success();

@@ -12,6 +12,7 @@
 
 void rankc::buildRankcPipeline(mlir::OpPassManager &pm, bool bulkSynchronous) {
   pm.addPass(createCommVerifyRanks());
+  pm.addPass(createCommBucketGradients());
   pm.addPass(createCommPartition(CommPartitionOptions{!bulkSynchronous}));
   pm.addPass(createCommAssignMpiTags());
 }

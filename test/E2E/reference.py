@@ -223,4 +223,15 @@ def evaluate(doc, inputs):
         for name, target in prog_of[r].get("outputs", {}).items():
             nid = target["node"] if isinstance(target, dict) else target
             results[r][name] = (vals[r][nid], types[r][nid])
+    # Data-parallel training: every gradient (but ignored ones) becomes its
+    # mean over all ranks.
+    dp = doc.get("data_parallel")
+    if dp is not None:
+        ignore = set(dp.get("ignore", []))
+        for name, target in prog_of[0].get("outputs", {}).items():
+            if isinstance(target, dict) and "grad_of" in target and target["grad_of"] not in ignore:
+                t = results[0][name][1]
+                mean = sum(wide(results[r][name][0], t).astype(np.float64) for r in range(ws)) / ws
+                for r in range(ws):
+                    results[r][name] = (fix(mean, t), t)
     return results

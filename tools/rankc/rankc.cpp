@@ -24,6 +24,8 @@
 #include "mlir/IR/Diagnostics.h"
 #include "mlir/IR/MLIRContext.h"
 #include "mlir/Support/FileUtilities.h"
+#include "llvm/ADT/StringExtras.h"
+#include "llvm/Support/Format.h"
 #include "llvm/Support/InitLLVM.h"
 #include "llvm/Support/SourceMgr.h"
 #include "llvm/Support/ToolOutputFile.h"
@@ -40,7 +42,7 @@ const char *kUsage =
     "                     [--emit exe|mlir|plan|dot]\n"
     "                     [--bucket-cap-mb X] [--first-bucket-cap-mb Y]\n"
     "                     [--bucket-order ready|ddp-initial]\n"
-    "                     [--schedule overlap|bulk-synchronous]\n"
+    "                     [--schedule overlap|bulk-synchronous] [--verbose]\n"
     "       rankc check INPUT\n"
     "       rankc import INPUT -o OUT   (the frontend only: comm-level MLIR\n"
     "                                    before verification and partitioning)\n"
@@ -55,6 +57,7 @@ struct Options {
   std::optional<std::string> bucketOrder;
   bool timing = false;
   bool bulkSynchronous = false;
+  bool verbose = false;
 };
 
 [[noreturn]] void usageError(const llvm::Twine &msg) {
@@ -96,6 +99,8 @@ Options parseCommandLine(int argc, char **argv) {
     if (name == "-h" || name == "--help") {
       llvm::outs() << kUsage;
       std::exit(0);
+    } else if (isCompile && name == "--verbose") {
+      o.verbose = true;
     } else if (name == "--timing") {
       o.timing = true;
     } else if (writes && (name == "-o" || name == "--output")) {
@@ -231,6 +236,18 @@ int main(int argc, char **argv) {
       rankc::compileToPartitioned(ctx, o.input, options, sourceMgr, timing);
   if (!module)
     return 1;
+  if (o.verbose) {
+    // The bucket table, as DDPOptimizer's debug log prints it.
+    std::vector<rankc::BucketInfo> buckets = rankc::readBuckets(*module);
+    llvm::errs() << "rankc: " << buckets.size()
+                 << " gradient bucket(s), in the order their reductions start\n"
+                 << llvm::format("%-7s %12s %-6s %s\n", "bucket", "bytes",
+                                 "dtype", "params");
+    for (auto [i, b] : llvm::enumerate(buckets))
+      llvm::errs() << llvm::format("%-7zu %12lld %-6s ", i, (long long)b.bytes,
+                                   b.dtype.c_str())
+                   << llvm::join(b.params, ", ") << "\n";
+  }
   if (o.emit == "mlir")
     return emitMLIR(*module, o);
   if (o.emit == "plan")

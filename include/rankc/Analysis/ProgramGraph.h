@@ -17,6 +17,7 @@
 
 #include <cstdint>
 #include <functional>
+#include <optional>
 #include <string>
 #include <variant>
 #include <vector>
@@ -42,6 +43,9 @@ struct CommEvent {
   TagValue tag;
   std::string type;   // shape and dtype, e.g. "f32[4, 4]": equal iff equal
   std::string reduce; // allreduce only
+  /// allreduce only: the collective (by tag) that must start before this
+  /// one, e.g. the previous gradient bucket (DDP reduces buckets in order).
+  std::optional<TagValue> startsAfter;
 };
 
 struct ProgramGraph {

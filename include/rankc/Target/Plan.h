@@ -27,6 +27,15 @@ struct PlanPart {
 /// The parts of a program function of a partitioned module, in order.
 std::vector<PlanPart> readSchedule(mlir::func::FuncOp program);
 
+/// A gradient bucket, as DDP's reducer would report it.
+struct BucketInfo {
+  std::vector<std::string> params;
+  std::string dtype;
+  int64_t bytes = 0;
+};
+/// The buckets of a partitioned module in the order their reductions start.
+std::vector<BucketInfo> readBuckets(mlir::ModuleOp module);
+
 /// plan.json of a partitioned module.
 mlir::LogicalResult writePlan(mlir::ModuleOp module, llvm::raw_ostream &os);
 

@@ -49,6 +49,27 @@ def CommPartition : Pass<"comm-partition", "mlir::ModuleOp"> {
   let dependentDialects = ["mlir::func::FuncDialect"];
 }
 
+def CommBucketGradients : Pass<"comm-bucket-gradients", "mlir::ModuleOp"> {
+  let summary = "Average gradients over all ranks in DDP's buckets";
+  let description = [{
+    With `comm.data_parallel` on the module, every result marked
+    `comm.grad_of` (but those of ignored parameters) becomes its mean over
+    all ranks, as PyTorch DistributedDataParallel does. Gradients are grouped
+    into buckets exactly as DDP's reducer groups them (see
+    rankc/Analysis/Buckets.h): order "ddp-initial" fills buckets in
+    registration order, sorts them by lowest index and reverses them (DDP's
+    first iteration); order "ready" fills them in the order the program
+    produces the gradients (DDP's rebuilt buckets).
+
+    Each bucket becomes one flat buffer (the gradients flattened and
+    concatenated), one `comm.allreduce mean` placed right after the bucket's
+    last gradient, and views back into the gradients. The allreduce carries
+    `comm.bucket = {index, params, bytes, dtype}`; partitioning then splits
+    the program there, so the reduction runs while the rest is computed.
+  }];
+  let dependentDialects = ["mlir::tensor::TensorDialect"];
+}
+
 def CommAssignMpiTags : Pass<"comm-assign-mpi-tags", "mlir::ModuleOp"> {
   let summary = "Give every send and receive the MPI tag it travels with";
   let description = [{
