@@ -67,6 +67,13 @@ struct BucketGradientsPass
         comm::CommDialect::kDataParallel);
     if (!dp)
       return;
+    // Bucketed already (an .mlir printed by `rankc compile --emit mlir`).
+    bool done = module->hasAttr(comm::CommDialect::kPartitioned);
+    module.walk([&](comm::AllReduceOp op) {
+      done |= op->hasAttr(comm::CommDialect::kBucket);
+    });
+    if (done)
+      return;
     double cap = 25, first = 1;
     if (auto f = dp.getAs<FloatAttr>("bucket_cap_mb"))
       cap = f.getValueAsDouble();

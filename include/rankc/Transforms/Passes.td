@@ -66,6 +66,7 @@ def CommBucketGradients : Pass<"comm-bucket-gradients", "mlir::ModuleOp"> {
     last gradient, and views back into the gradients. The allreduce carries
     `comm.bucket = {index, params, bytes, dtype}`; partitioning then splits
     the program there, so the reduction runs while the rest is computed.
+    A module that has buckets already (or is partitioned) is left as it is.
   }];
   let dependentDialects = ["mlir::tensor::TensorDialect"];
 }
