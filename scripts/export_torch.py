@@ -1,0 +1,214 @@
+#!/usr/bin/env python3
+"""Exports one data-parallel training step of a torch.nn.Module to rankc's
+DAG format: the forward pass and the backward pass (traced with make_fx into
+ATen ops), parameters in registration order as `param` nodes, the batch as
+`input` nodes, the loss as an output and every gradient as a `grad_of`
+output. Works with Debian's python3-torch (1.13) and current PyTorch.
+
+    from export_torch import export_step
+    doc = export_step(model, example_inputs, loss_fn, world_size=2,
+                      bucket_cap_mb=25, first_bucket_cap_mb=1)
+
+    python3 scripts/export_torch.py mlp OUT.json [--world-size N]
+
+Operators without a translation stop the export with a message naming them.
+"""
+import json
+import sys
+
+import torch
+from torch.fx.experimental.proxy_tensor import make_fx
+from torch.fx.passes.shape_prop import ShapeProp
+
+try:
+    from torch.func import functional_call
+except ImportError:  # PyTorch 1.13
+    from torch.nn.utils.stateless import functional_call
+
+DTYPES = {torch.float32: "f32", torch.float64: "f64", torch.float16: "f16",
+          torch.bfloat16: "bf16", torch.int64: "i64", torch.int32: "i32",
+          torch.int8: "i8", torch.bool: "bool"}
+
+
+class Unsupported(Exception):
+    pass
+
+
+class Exporter:
+    def __init__(self):
+        self.nodes = []
+        self.ids = {}  # fx node -> DAG node id (aliases map to their source)
+        self.count = 0
+
+    def add(self, op, args=(), **attrs):
+        self.count += 1
+        nid = f"{op}.{self.count}"
+        node = {"id": nid, "op": op, "args": list(args)}
+        node.update(attrs)
+        self.nodes.append(node)
+        return nid
+
+    def constant(self, value, dtype):
+        return self.add("constant", value=value, dtype=dtype)
+
+    def arg(self, a, dtype):
+        """A DAG id for an fx argument: a node or a Python number."""
+        if isinstance(a, torch.fx.Node):
+            return self.ids[a]
+        return self.constant(float(a) if dtype.startswith(("f", "b")) and dtype != "bool" else a, dtype)
+
+    def translate(self, n):
+        meta = n.meta["tensor_meta"]
+        shape, dtype = list(meta.shape), DTYPES[meta.dtype]
+        t = n.target
+        name = getattr(t, "__name__", str(t))
+        a = n.args
+        A = lambda i: self.arg(a[i], dtype)
+        if name in ("detach.default", "alias.default", "clone.default", "_to_copy.default"):
+            return self.ids[a[0]]
+        if name in ("t.default",):
+            return self.add("transpose", [A(0)], perm=[1, 0])
+        if name == "transpose.int":
+            rank = len(shape)
+            perm = list(range(rank))
+            d0, d1 = a[1] % rank, a[2] % rank
+            perm[d0], perm[d1] = perm[d1], perm[d0]
+            return self.add("transpose", [A(0)], perm=perm)
+        if name == "permute.default":
+            return self.add("transpose", [A(0)], perm=list(a[1]))
+        if name in ("mm.default", "bmm.default"):
+            return self.add("matmul", [A(0), A(1)])
+        if name == "addmm.default":
+            mm = self.add("matmul", [A(1), A(2)])
+            return self.add("add", [A(0), mm])
+        if name in ("view.default", "_unsafe_view.default", "reshape.default"):
+            return self.add("reshape", [A(0)], shape=shape)
+        if name == "expand.default":
+            return self.add("broadcast_to", [A(0)], shape=shape)
+        binary = {"add.Tensor": "add", "sub.Tensor": "sub", "mul.Tensor": "mul",
+                  "div.Tensor": "div", "div.Scalar": "div", "mul.Scalar": "mul",
+                  "add.Scalar": "add", "sub.Scalar": "sub", "pow.Tensor_Scalar": "pow",
+                  "maximum.default": "maximum", "minimum.default": "minimum"}
+        if name in binary:
+            if name in ("add.Tensor", "sub.Tensor") and len(a) > 2 or n.kwargs.get("alpha", 1) != 1:
+                raise Unsupported(f"aten.{name} with alpha")
+            return self.add(binary[name], [A(0), A(1)])
+        if name == "rsub.Scalar":
+            return self.add("sub", [A(1), A(0)])
+        unary = {"relu.default": "relu", "tanh.default": "tanh", "exp.default": "exp",
+                 "neg.default": "neg", "sigmoid.default": "sigmoid", "sqrt.default": "sqrt",
+                 "rsqrt.default": "rsqrt", "log.default": "log", "erf.default": "erf",
+                 "abs.default": "abs"}
+        if name in unary:
+            return self.add(unary[name], [A(0)])
+        if name in ("ones_like.default", "zeros_like.default"):
+            return self.add("constant", value=1.0 if name.startswith("ones") else 0.0,
+                            shape=shape, dtype=dtype)
+        if name == "sum.dim_IntList":
+            keep = bool(a[2]) if len(a) > 2 else False
+            return self.add("sum", [A(0)], axes=list(a[1]), keepdims=keep)
+        if name == "sum.default":
+            return self.add("sum", [A(0)])
+        if name == "mean.default":
+            return self.add("mean", [A(0)])
+        if name == "mean.dim":
+            keep = bool(a[2]) if len(a) > 2 else False
+            return self.add("mean", [A(0)], axes=list(a[1]), keepdims=keep)
+        if name == "threshold_backward.default":
+            # grad where input > threshold, else 0
+            thr = self.constant(float(a[2]), dtype)
+            cond = self.add("gt", [self.ids[a[1]], thr])
+            zero = self.constant(0.0, dtype)
+            return self.add("where", [cond, self.ids[a[0]], zero])
+        if name == "tanh_backward.default":
+            # grad * (1 - y^2)
+            one = self.constant(1.0, dtype)
+            y2 = self.add("mul", [self.ids[a[1]], self.ids[a[1]]])
+            d = self.add("sub", [one, y2])
+            return self.add("mul", [self.ids[a[0]], d])
+        raise Unsupported(f"aten.{name}")
+
+
+def export_step(model, inputs, loss_fn, world_size=1, bucket_cap_mb=25,
+                first_bucket_cap_mb=1, order="ready"):
+    """The DAG of one training step of `model` on `inputs` (a tuple)."""
+    names = [n for n, _ in model.named_parameters()]
+    params = [p.detach().clone().requires_grad_() for _, p in model.named_parameters()]
+
+    def step(*args):
+        xs, ps = args[:len(inputs)], args[len(inputs):]
+        out = functional_call(model, dict(zip(names, ps)), tuple(xs))
+        loss = loss_fn(out)
+        return (loss, *torch.autograd.grad(loss, ps))
+
+    gm = make_fx(step)(*inputs, *params)
+    ShapeProp(gm).propagate(*inputs, *params)
+    ex = Exporter()
+    placeholders = [n for n in gm.graph.nodes if n.op == "placeholder"]
+    unsupported = set()
+    # Parameters first, in registration order, then the inputs.
+    for i, n in enumerate(placeholders):
+        meta = n.meta["tensor_meta"]
+        if i >= len(inputs):
+            nid = names[i - len(inputs)]
+            ex.nodes.append({"id": nid, "op": "param", "shape": list(meta.shape),
+                             "dtype": DTYPES[meta.dtype]})
+            ex.ids[n] = nid
+    for i, n in enumerate(placeholders[:len(inputs)]):
+        meta = n.meta["tensor_meta"]
+        nid = f"input{i}"
+        ex.nodes.append({"id": nid, "op": "input", "shape": list(meta.shape),
+                         "dtype": DTYPES[meta.dtype]})
+        ex.ids[n] = nid
+    outputs = {}
+    for n in gm.graph.nodes:
+        if n.op == "call_function":
+            try:
+                ex.ids[n] = ex.translate(n)
+            except Unsupported as e:
+                unsupported.add(str(e))
+        elif n.op == "output":
+            results = n.args[0]
+            if unsupported:
+                raise SystemExit("error: export_torch: unsupported operators: " +
+                                 ", ".join(sorted(unsupported)))
+            outputs["loss"] = ex.ids[results[0]]
+            for name, g in zip(names, results[1:]):
+                outputs["grad." + name] = {"node": ex.ids[g], "grad_of": name}
+    for node in ex.nodes:  # args: [] reads better omitted for leaves
+        if not node.get("args"):
+            node.pop("args", None)
+    return {"format": "rankc-dag", "version": 1, "world_size": world_size,
+            "data_parallel": {"bucket_cap_mb": bucket_cap_mb,
+                              "first_bucket_cap_mb": first_bucket_cap_mb, "order": order},
+            "programs": [{"ranks": "all", "nodes": ex.nodes, "outputs": outputs}]}
+
+
+class MLP(torch.nn.Module):
+    def __init__(self, sizes=(16, 32, 32, 4)):
+        super().__init__()
+        self.layers = torch.nn.ModuleList(
+            torch.nn.Linear(a, b) for a, b in zip(sizes[:-1], sizes[1:]))
+
+    def forward(self, x):
+        for i, layer in enumerate(self.layers):
+            x = layer(x)
+            if i + 1 < len(self.layers):
+                x = torch.relu(x)
+        return x
+
+
+def main():
+    kind, out = sys.argv[1], sys.argv[2]
+    ws = int(sys.argv[sys.argv.index("--world-size") + 1]) if "--world-size" in sys.argv else 2
+    torch.manual_seed(0)
+    if kind != "mlp":
+        raise SystemExit(f"error: export_torch: unknown model '{kind}' (known: mlp)")
+    model = MLP()
+    doc = export_step(model, (torch.randn(8, 16),), lambda y: (y * y).mean(),
+                      world_size=ws, bucket_cap_mb=0.002, first_bucket_cap_mb=0.001)
+    json.dump(doc, open(out, "w"), indent=1)
+
+
+if __name__ == "__main__":
+    main()
