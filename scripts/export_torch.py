@@ -163,6 +163,13 @@ def export_step(model, inputs, loss_fn, world_size=1, bucket_cap_mb=25,
     outputs = {}
     for n in gm.graph.nodes:
         if n.op == "call_function":
+            # Past an unsupported operator, its users cannot be translated
+            # either: go on only to collect every unsupported name.
+            missing = []
+            torch.fx.node.map_arg((n.args, n.kwargs),
+                                  lambda x: missing.append(x) if x not in ex.ids else x)
+            if missing:
+                continue
             try:
                 ex.ids[n] = ex.translate(n)
             except Unsupported as e:
