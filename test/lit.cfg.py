@@ -5,7 +5,7 @@ import lit.formats
 config.name = "rankc"
 config.test_format = lit.formats.ShTest(execute_external=False)
 config.suffixes = [".mlir", ".test"]
-config.excludes = ["Inputs", "CMakeLists.txt", "unit", "lit.cfg.py", "rc.sh", "gen_error_tests.py", "e2e.py", "reference.py", "random_dags.py", "compare_buckets.py", "mlp_step.py"]
+config.excludes = ["Inputs", "CMakeLists.txt", "unit", "lit.cfg.py", "rc.sh", "gen_error_tests.py", "e2e.py", "reference.py", "random_dags.py", "compare_buckets.py", "mlp_step.py", "check_trace.py"]
 config.test_source_root = os.path.dirname(__file__)
 config.test_exec_root = os.path.join(config.rankc_obj_root, "test")
 
