@@ -207,13 +207,19 @@ class MLP(torch.nn.Module):
 
 def main():
     kind, out = sys.argv[1], sys.argv[2]
-    ws = int(sys.argv[sys.argv.index("--world-size") + 1]) if "--world-size" in sys.argv else 2
+    opt = lambda flag, default, cast: cast(sys.argv[sys.argv.index(flag) + 1]) if flag in sys.argv else default
+    ws = opt("--world-size", 2, int)
+    cap = opt("--bucket-cap-mb", 0.002, float)
+    first = opt("--first-bucket-cap-mb", 0.001, float)
     torch.manual_seed(0)
-    if kind != "mlp":
-        raise SystemExit(f"error: export_torch: unknown model '{kind}' (known: mlp)")
-    model = MLP()
-    doc = export_step(model, (torch.randn(8, 16),), lambda y: (y * y).mean(),
-                      world_size=ws, bucket_cap_mb=0.002, first_bucket_cap_mb=0.001)
+    if kind == "mlp":
+        model, batch = MLP(), torch.randn(8, 16)
+    elif kind == "mlp-large":  # for bench/ddp_buckets.sh
+        model, batch = MLP((512, 1024, 1024, 1024, 1024, 16)), torch.randn(64, 512)
+    else:
+        raise SystemExit(f"error: export_torch: unknown model '{kind}' (known: mlp, mlp-large)")
+    doc = export_step(model, (batch,), lambda y: (y * y).mean(),
+                      world_size=ws, bucket_cap_mb=cap, first_bucket_cap_mb=first)
     json.dump(doc, open(out, "w"), indent=1)
 
 

@@ -1,0 +1,32 @@
+#!/usr/bin/env bash
+# Backward step of an exported PyTorch MLP (512-1024x4-16, 64-row batch;
+# scripts/export_torch.py mlp-large) on 2 ranks: rankc's DDP buckets vs one
+# reduction at the end (one bucket holding every gradient) vs one reduction
+# per gradient. Wall time of the step (best of 3) and the time each rank
+# spends blocked in MPI (communication left exposed), from --stats.
+# usage: bench/ddp_buckets.sh [RANKC]
+set -euo pipefail
+cd "$(dirname "$0")/.."
+RANKC=${1:-build/tools/rankc/rankc}
+W=${RANKC_BENCH_DATA:-/tmp/rankc-ddp}
+PY=${RANKC_TORCH_PYTHON:-/usr/bin/python3}
+mkdir -p "$W"
+$PY scripts/export_torch.py mlp-large "$W/mlp.json" --world-size 2
+echo "| buckets | flags | buckets | wall s | blocked s/rank |"
+echo "|---|---|---|---|---|"
+for cfg in "DDP:--bucket-cap-mb 4 --first-bucket-cap-mb 1" \
+           "one at the end:--bucket-cap-mb 100000 --first-bucket-cap-mb 100000" \
+           "one per gradient:--bucket-cap-mb 0.000001 --first-bucket-cap-mb 0.000001"; do
+  name=${cfg%%:*}; flags=${cfg#*:}
+  $RANKC compile "$W/mlp.json" -o "$W/exe" $flags --verbose 2> "$W/table.txt"
+  n=$(head -1 "$W/table.txt" | awk '{print $2}')
+  best=""; bestb=""
+  for i in 1 2 3; do
+    "$W/exe/launch" --outputs "$W/res" --stats "$W/stats.json" > /dev/null
+    read -r wall blocked < <($PY -c "
+import json; s=json.load(open('$W/stats.json'))['ranks']
+print(max(r['wall'] for r in s), sum(r['blocked'] for r in s)/len(s))")
+    if [ -z "$best" ] || [ "$(echo "$wall < $best" | bc)" = 1 ]; then best=$wall; bestb=$blocked; fi
+  done
+  printf "| %s | %s | %s | %.4f | %.4f |\n" "$name" "$flags" "$n" "$best" "$bestb"
+done
