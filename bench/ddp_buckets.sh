@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
-# Backward step of an exported PyTorch MLP (512-1024x4-16, 64-row batch;
-# scripts/export_torch.py mlp-large) on 2 ranks: rankc's DDP buckets vs one
+# Training step of exported PyTorch models on 2 ranks: an MLP (512-1024x4-16,
+# 64-row batch; `export_torch.py mlp-large`) and a transformer block (d=256,
+# hidden 1024, 4x64 tokens; `transformer-large`): rankc's DDP buckets vs one
 # reduction at the end (one bucket holding every gradient) vs one reduction
 # per gradient. Wall time of the step (best of 3) and the time each rank
 # spends blocked in MPI (communication left exposed), from --stats.
@@ -11,9 +12,10 @@ RANKC=${1:-build/tools/rankc/rankc}
 W=${RANKC_BENCH_DATA:-/tmp/rankc-ddp}
 PY=${RANKC_TORCH_PYTHON:-/usr/bin/python3}
 mkdir -p "$W"
-$PY scripts/export_torch.py mlp-large "$W/mlp.json" --world-size 2
-echo "| buckets | flags | buckets | wall s | blocked s/rank |"
-echo "|---|---|---|---|---|"
+echo "| model | buckets | flags | buckets | wall s | blocked s/rank |"
+echo "|---|---|---|---|---|---|"
+for model in mlp-large transformer-large; do
+$PY scripts/export_torch.py $model "$W/mlp.json" --world-size 2
 for cfg in "DDP:--bucket-cap-mb 4 --first-bucket-cap-mb 1" \
            "one at the end:--bucket-cap-mb 100000 --first-bucket-cap-mb 100000" \
            "one per gradient:--bucket-cap-mb 0.000001 --first-bucket-cap-mb 0.000001"; do
@@ -28,5 +30,6 @@ import json; s=json.load(open('$W/stats.json'))['ranks']
 print(max(r['wall'] for r in s), sum(r['blocked'] for r in s)/len(s))")
     if [ -z "$best" ] || [ "$(echo "$wall < $best" | bc)" = 1 ]; then best=$wall; bestb=$blocked; fi
   done
-  printf "| %s | %s | %s | %.4f | %.4f |\n" "$name" "$flags" "$n" "$best" "$bestb"
+  printf "| %s | %s | %s | %s | %.4f | %.4f |\n" "$model" "$name" "$flags" "$n" "$best" "$bestb"
+done
 done

@@ -9,7 +9,8 @@ output. Works with Debian's python3-torch (1.13) and current PyTorch.
     doc = export_step(model, example_inputs, loss_fn, world_size=2,
                       bucket_cap_mb=25, first_bucket_cap_mb=1)
 
-    python3 scripts/export_torch.py mlp OUT.json [--world-size N]
+    python3 scripts/export_torch.py mlp|mlp-large|transformer OUT.json
+        [--world-size N] [--bucket-cap-mb X] [--first-bucket-cap-mb Y]
 
 Operators without a translation stop the export with a message naming them.
 """
@@ -18,7 +19,7 @@ import sys
 
 import torch
 from torch.fx.experimental.proxy_tensor import make_fx
-from torch.fx.passes.shape_prop import ShapeProp
+from torch.fx.passes.shape_prop import ShapeProp, TensorMetadata
 
 try:
     from torch.func import functional_call
@@ -58,12 +59,42 @@ class Exporter:
         return self.constant(float(a) if dtype.startswith(("f", "b")) and dtype != "bool" else a, dtype)
 
     def translate(self, n):
-        meta = n.meta["tensor_meta"]
-        shape, dtype = list(meta.shape), DTYPES[meta.dtype]
         t = n.target
         name = getattr(t, "__name__", str(t))
         a = n.args
+        if name == "getitem":  # one result of a multi-result op
+            return self.ids[a[0]][a[1]]
+        meta = n.meta["tensor_meta"]
+        if not isinstance(meta, TensorMetadata):  # several results
+            return self.translate_multi(name, a, [DTYPES[m.dtype] for m in meta
+                                                  if isinstance(m, TensorMetadata)])
+        shape, dtype = list(meta.shape), DTYPES[meta.dtype]
         A = lambda i: self.arg(a[i], dtype)
+        if name == "_softmax.default":
+            # exp(x - max) / sum(exp(x - max)) along the axis
+            d = a[1]
+            mx = self.add("max", [A(0)], axes=[d], keepdims=True)
+            e = self.add("exp", [self.add("sub", [A(0), mx])])
+            return self.add("div", [e, self.add("sum", [e], axes=[d], keepdims=True)])
+        if name == "_softmax_backward_data.default":
+            # y * (g - sum(g * y)) along the axis
+            g, y, d = self.ids[a[0]], self.ids[a[1]], a[2]
+            s_ = self.add("sum", [self.add("mul", [g, y])], axes=[d], keepdims=True)
+            return self.add("mul", [y, self.add("sub", [g, s_])])
+        if name == "gelu.default":
+            if n.kwargs.get("approximate", "none") != "none":
+                raise Unsupported("aten.gelu with approximate='tanh'")
+            return self.add("mul", [self._gelu_cdf(A(0), dtype), A(0)])
+        if name == "gelu_backward.default":
+            if n.kwargs.get("approximate", "none") != "none":
+                raise Unsupported("aten.gelu_backward with approximate='tanh'")
+            g, x = self.ids[a[0]], self.ids[a[1]]
+            # g * (Phi(x) + x * exp(-x^2 / 2) / sqrt(2 pi))
+            x2 = self.add("mul", [x, x])
+            pdf = self.add("mul", [self.add("exp", [self.add("mul", [x2, self.constant(-0.5, dtype)])]),
+                                   self.constant(0.3989422804014327, dtype)])
+            d = self.add("add", [self._gelu_cdf(x, dtype), self.add("mul", [x, pdf])])
+            return self.add("mul", [g, d])
         if name in ("detach.default", "alias.default", "clone.default", "_to_copy.default"):
             return self.ids[a[0]]
         if name in ("t.default",):
@@ -81,7 +112,8 @@ class Exporter:
         if name == "addmm.default":
             mm = self.add("matmul", [A(1), A(2)])
             return self.add("add", [A(0), mm])
-        if name in ("view.default", "_unsafe_view.default", "reshape.default"):
+        if name in ("view.default", "_unsafe_view.default", "reshape.default",
+                    "_reshape_alias.default"):
             return self.add("reshape", [A(0)], shape=shape)
         if name == "expand.default":
             return self.add("broadcast_to", [A(0)], shape=shape)
@@ -127,6 +159,49 @@ class Exporter:
             d = self.add("sub", [one, y2])
             return self.add("mul", [self.ids[a[0]], d])
         raise Unsupported(f"aten.{name}")
+
+    def _gelu_cdf(self, x, dtype):
+        """0.5 * (1 + erf(x / sqrt(2)))"""
+        e = self.add("erf", [self.add("mul", [x, self.constant(0.7071067811865476, dtype)])])
+        return self.add("mul", [self.add("add", [e, self.constant(1.0, dtype)]),
+                                self.constant(0.5, dtype)])
+
+    def translate_multi(self, name, a, dtypes):
+        """Ops with several results: a list of DAG ids, read by getitem."""
+        dtype = dtypes[0]
+        c = lambda v: self.constant(v, dtype)
+        if name == "native_layer_norm.default":
+            x, dims, w, b, eps = self.ids[a[0]], a[1], a[2], a[3], a[4]
+            axes = list(range(-len(dims), 0))
+            mean = self.add("mean", [x], axes=axes, keepdims=True)
+            xc = self.add("sub", [x, mean])
+            var = self.add("mean", [self.add("mul", [xc, xc])], axes=axes, keepdims=True)
+            rstd = self.add("rsqrt", [self.add("add", [var, c(float(eps))])])
+            out = self.add("mul", [xc, rstd])
+            if w is not None:
+                out = self.add("mul", [out, self.ids[w]])
+            if b is not None:
+                out = self.add("add", [out, self.ids[b]])
+            return [out, mean, rstd]
+        if name == "native_layer_norm_backward.default":
+            g, x, dims, mean, rstd, w, b, mask = (self.ids.get(v, v) if isinstance(v, torch.fx.Node) else v
+                                                   for v in a)
+            axes = list(range(-len(dims), 0))
+            xhat = self.add("mul", [self.add("sub", [x, mean]), rstd])
+            gx = self.add("mul", [g, w]) if w is not None else g
+            m1 = self.add("mean", [gx], axes=axes, keepdims=True)
+            m2 = self.add("mean", [self.add("mul", [gx, xhat])], axes=axes, keepdims=True)
+            dx = self.add("mul", [rstd, self.add("sub", [self.add("sub", [gx, m1]),
+                                                          self.add("mul", [xhat, m2])])])
+            rank = len(self.shape_of(a[1]))
+            batch_axes = list(range(0, rank - len(dims)))
+            dw = self.add("sum", [self.add("mul", [g, xhat])], axes=batch_axes) if w is not None else None
+            db = self.add("sum", [g], axes=batch_axes) if b is not None else None
+            return [dx, dw, db]
+        raise Unsupported(f"aten.{name}")
+
+    def shape_of(self, node):
+        return list(node.meta["tensor_meta"].shape)
 
 
 def export_step(model, inputs, loss_fn, world_size=1, bucket_cap_mb=25,
@@ -205,6 +280,32 @@ class MLP(torch.nn.Module):
         return x
 
 
+class TransformerBlock(torch.nn.Module):
+    """Pre-norm attention and GELU MLP with residuals, written with the ops
+    a transformer block is made of (layer norm, attention, softmax, GELU)."""
+
+    def __init__(self, d=16, hidden=32):
+        super().__init__()
+        self.ln1, self.ln2 = torch.nn.LayerNorm(d), torch.nn.LayerNorm(d)
+        self.q, self.k, self.v, self.o = (torch.nn.Linear(d, d) for _ in range(4))
+        self.fc1, self.fc2 = torch.nn.Linear(d, hidden), torch.nn.Linear(hidden, d)
+        self.scale = d ** -0.5
+
+    def forward(self, x):
+        h = self.ln1(x)
+        scores = torch.matmul(self.q(h), self.k(h).transpose(-2, -1)) * self.scale
+        x = x + self.o(torch.matmul(torch.softmax(scores, dim=-1), self.v(h)))
+        return x + self.fc2(torch.nn.functional.gelu(self.fc1(self.ln2(x))))
+
+
+MODELS = {
+    "mlp": lambda: (MLP(), torch.randn(8, 16)),
+    "mlp-large": lambda: (MLP((512, 1024, 1024, 1024, 1024, 16)), torch.randn(64, 512)),
+    "transformer": lambda: (TransformerBlock(), torch.randn(2, 5, 16)),
+    "transformer-large": lambda: (TransformerBlock(256, 1024), torch.randn(4, 64, 256)),
+}
+
+
 def main():
     kind, out = sys.argv[1], sys.argv[2]
     opt = lambda flag, default, cast: cast(sys.argv[sys.argv.index(flag) + 1]) if flag in sys.argv else default
@@ -212,12 +313,10 @@ def main():
     cap = opt("--bucket-cap-mb", 0.002, float)
     first = opt("--first-bucket-cap-mb", 0.001, float)
     torch.manual_seed(0)
-    if kind == "mlp":
-        model, batch = MLP(), torch.randn(8, 16)
-    elif kind == "mlp-large":  # for bench/ddp_buckets.sh
-        model, batch = MLP((512, 1024, 1024, 1024, 1024, 16)), torch.randn(64, 512)
-    else:
-        raise SystemExit(f"error: export_torch: unknown model '{kind}' (known: mlp, mlp-large)")
+    if kind not in MODELS:
+        raise SystemExit(f"error: export_torch: unknown model '{kind}' "
+                         f"(known: {', '.join(MODELS)})")
+    model, batch = MODELS[kind]()
     doc = export_step(model, (batch,), lambda y: (y * y).mean(),
                       world_size=ws, bucket_cap_mb=cap, first_bucket_cap_mb=first)
     json.dump(doc, open(out, "w"), indent=1)

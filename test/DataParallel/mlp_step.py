@@ -1,10 +1,11 @@
 #!/usr/bin/env python3
-"""A PyTorch MLP's training step, exported with scripts/export_torch.py,
-compiled by rankc and run under mpiexec on N ranks (one batch per rank):
-every rank's averaged gradients must equal torch's gradients averaged over
-the N batches in a single process, and the loss its own batch's loss.
+"""A PyTorch model's training step (mlp or transformer), exported with
+scripts/export_torch.py, compiled by rankc and run under mpiexec on N ranks
+(one batch per rank): every rank's averaged gradients must equal torch's
+gradients averaged over the N batches in a single process, and the loss its
+own batch's loss.
 
-    mlp_step.py RANKC WORKDIR RANKS"""
+    mlp_step.py RANKC WORKDIR RANKS [MODEL]"""
 import os
 import subprocess
 import sys
@@ -19,11 +20,12 @@ import export_torch  # noqa: E402
 
 def main():
     rankc, work, ranks = sys.argv[1], sys.argv[2], int(sys.argv[3])
+    kind = sys.argv[4] if len(sys.argv) > 4 else "mlp"
     os.makedirs(work, exist_ok=True)
     torch.manual_seed(1)
-    model = export_torch.MLP()
+    model, example = export_torch.MODELS[kind]()
     loss_fn = lambda y: (y * y).mean()
-    batches = [torch.randn(8, 16) for _ in range(ranks)]
+    batches = [torch.randn(example.shape) for _ in range(ranks)]
     doc = export_torch.export_step(model, (batches[0],), loss_fn, world_size=ranks,
                                    bucket_cap_mb=0.002, first_bucket_cap_mb=0.001)
     path = os.path.join(work, "mlp.json")
