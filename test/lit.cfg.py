@@ -21,25 +21,24 @@ config.substitutions.append(("%rc", "bash " + os.path.join(config.rankc_src_root
 # reference evaluator); without them they are reported as unsupported.
 import shutil
 import subprocess
-for candidate in ["/usr/bin/python3", "python3"]:
-    try:
-        if subprocess.call([candidate, "-c", "import numpy"],
-                           stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL) == 0:
-            config.available_features.add("numpy")
-            config.substitutions.append(("%numpy_python", candidate))
-            break
-    except OSError:
-        pass
+
+
+def find_python(module, feature):
+    """The first Python that imports `module`: feature and %<feature>_python."""
+    for candidate in ["/usr/bin/python3", "python3"]:
+        try:
+            if subprocess.call([candidate, "-c", "import " + module],
+                               stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL) == 0:
+                config.available_features.add(feature)
+                config.substitutions.append(("%" + feature + "_python", candidate))
+                return
+        except OSError:
+            pass
+
+
+find_python("numpy", "numpy")
+find_python("torch.distributed", "torch")
 if shutil.which("mpiexec.mpich"):
     config.available_features.add("mpich")
 # Generated programs run as root on CI machines: MPICH allows it.
 config.environment["RANKC_TIMEOUT"] = "120"
-for candidate in ["/usr/bin/python3", "python3"]:
-    try:
-        if subprocess.call([candidate, "-c", "import torch.distributed"],
-                           stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL) == 0:
-            config.available_features.add("torch")
-            config.substitutions.append(("%torch_python", candidate))
-            break
-    except OSError:
-        pass

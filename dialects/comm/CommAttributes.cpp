@@ -40,3 +40,14 @@ std::string rankc::comm::tagToString(Attribute tag) {
   os << '"';
   return out;
 }
+
+std::string rankc::comm::dtypeName(Type type) {
+  if (type.isInteger(1))
+    return "bool";
+  if (type.isBF16())
+    return "bf16";
+  std::string s;
+  llvm::raw_string_ostream os(s);
+  type.print(os);
+  return s;
+}

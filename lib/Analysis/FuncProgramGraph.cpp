@@ -18,21 +18,9 @@ using namespace mlir;
 
 namespace rankc {
 
-/// The DAG spelling of an element type ("f32", "bool", ...).
-static std::string dtypeOf(Type t) {
-  if (t.isInteger(1))
-    return "bool";
-  if (t.isBF16())
-    return "bf16";
-  std::string s;
-  llvm::raw_string_ostream os(s);
-  t.print(os);
-  return s;
-}
-
 static std::string typeOf(Value v) {
   auto t = cast<RankedTensorType>(v.getType());
-  return typeText(t.getShape(), dtypeOf(t.getElementType()));
+  return typeText(t.getShape(), comm::dtypeName(t.getElementType()));
 }
 
 ProgramGraph buildProgramGraph(func::FuncOp fn) {

@@ -19,15 +19,6 @@ using namespace rankc;
 
 namespace {
 
-std::string dtypeName(Type t) {
-  if (t.isBF16())
-    return "bf16";
-  std::string s;
-  llvm::raw_string_ostream os(s);
-  t.print(os);
-  return s;
-}
-
 /// `value` as a 1-D tensor (row-major), and back.
 Value flatten(OpBuilder &b, Location loc, Value value) {
   auto type = cast<RankedTensorType>(value.getType());
@@ -148,7 +139,7 @@ struct BucketGradientsPass
     std::vector<BucketTensor> tensors;
     for (const Grad &g : fill) {
       auto t = cast<RankedTensorType>(ret->getOperand(g.result).getType());
-      tensors.push_back({g.param, dtypeName(t.getElementType()),
+      tensors.push_back({g.param, comm::dtypeName(t.getElementType()),
                          t.getNumElements() *
                              int64_t(t.getElementType().getIntOrFloatBitWidth() / 8)});
     }

@@ -34,6 +34,9 @@ bool isValidNodeId(llvm::StringRef id);
 
 /// Output names become file names: `[A-Za-z0-9_.-]+`, but not "." or "..".
 bool isValidOutputName(llvm::StringRef name);
+
+/// The DAG format's name of an element type: bool, i8, ..., bf16, f32, f64.
+std::string dtypeName(mlir::Type type);
 } // namespace rankc::comm
 
 #include "rankc/Dialect/Comm/CommDialect.h.inc"
