@@ -5,7 +5,10 @@ scripts/export_torch.py, compiled by rankc and run under mpiexec on N ranks
 gradients averaged over the N batches in a single process, and the loss its
 own batch's loss.
 
-    mlp_step.py RANKC WORKDIR RANKS [MODEL]"""
+    mlp_step.py RANKC WORKDIR RANKS [MODEL] [--doc EXPORTED.json]
+
+--doc uses a document exported elsewhere (e.g. by current PyTorch on
+another machine) instead of exporting with the local torch."""
 import os
 import subprocess
 import sys
@@ -20,16 +23,21 @@ import export_torch  # noqa: E402
 
 def main():
     rankc, work, ranks = sys.argv[1], sys.argv[2], int(sys.argv[3])
-    kind = sys.argv[4] if len(sys.argv) > 4 else "mlp"
+    kind = sys.argv[4] if len(sys.argv) > 4 and not sys.argv[4].startswith("--") else "mlp"
+    given = sys.argv[sys.argv.index("--doc") + 1] if "--doc" in sys.argv else None
     os.makedirs(work, exist_ok=True)
     torch.manual_seed(1)
     model, example = export_torch.MODELS[kind]()
     loss_fn = lambda y: (y * y).mean()
     batches = [torch.randn(example.shape) for _ in range(ranks)]
-    doc = export_torch.export_step(model, (batches[0],), loss_fn, world_size=ranks,
-                                   bucket_cap_mb=0.002, first_bucket_cap_mb=0.001)
-    path = os.path.join(work, "mlp.json")
     import json
+    if given:
+        doc = json.load(open(given))
+        doc["world_size"] = ranks
+    else:
+        doc = export_torch.export_step(model, (batches[0],), loss_fn, world_size=ranks,
+                                       bucket_cap_mb=0.002, first_bucket_cap_mb=0.001)
+    path = os.path.join(work, "mlp.json")
     json.dump(doc, open(path, "w"))
     out = os.path.join(work, "exe")
     subprocess.run([rankc, "compile", path, "-o", out], check=True)
