@@ -10,6 +10,7 @@ PKGS=(
   nlohmann-json3-dev libsimdjson-dev
   libgtest-dev googletest
   python3-numpy python3-torch
+  bc
 )
 
 missing=()
