@@ -9,6 +9,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "rankc_runtime.h"
+#include "Buffers.h"
 #include "Npy.h"
 
 #include <mpi.h>
@@ -58,6 +59,10 @@ struct Request {
   int dtype = RANKC_F32;
   int reduce = RANKC_SUM;
   bool active = false;
+  // Staging in host memory, when MPI cannot take the program's buffers.
+  void *staging = nullptr, *stagingOut = nullptr;
+  void *unstageTo = nullptr; // the program's buffer the result goes to
+  size_t bytes = 0;
 };
 struct TraceEvent {
   std::string name, category;
@@ -76,20 +81,7 @@ std::vector<Request> requests;
 std::vector<TraceEvent> trace;
 std::vector<double> partBegin;
 
-[[noreturn]] void fail(const char *fmt, ...) {
-  char msg[2048];
-  va_list args;
-  va_start(args, fmt);
-  vsnprintf(msg, sizeof msg, fmt, args);
-  va_end(args);
-  fprintf(stderr, "error: rank %d (%s): %s\n", rank, programName.c_str(), msg);
-  fflush(stderr);
-  // Give mpiexec's output forwarding time to pass the message on before the
-  // abort tears the job down (otherwise it is sometimes lost).
-  std::this_thread::sleep_for(std::chrono::milliseconds(300));
-  MPI_Abort(MPI_COMM_WORLD, 1);
-  std::exit(1);
-}
+using rankc::rt::fail;
 
 void checkMpi(int rc, const char *what) {
   if (rc == MPI_SUCCESS)
@@ -313,7 +305,8 @@ void writeStats() {
   FILE *f = fopen(statsFile.c_str(), "w");
   if (!f)
     fail("cannot write stats '%s': %s", statsFile.c_str(), strerror(errno));
-  fprintf(f, "{\"ranks\": [");
+  fprintf(f, "{\"buffers\": \"%s\", \"ranks\": [",
+          rankc::rt::describeBuffers().c_str());
   for (int r = 0; r < worldSize; ++r)
     fprintf(f, "%s{\"rank\": %d, \"wall\": %.6f, \"compute\": %.6f, "
                "\"blocked\": %.6f}",
@@ -329,33 +322,80 @@ void usage() {
 
 } // namespace
 
+namespace rankc::rt {
+void fail(const char *fmt, ...) {
+  char msg[2048];
+  va_list args;
+  va_start(args, fmt);
+  vsnprintf(msg, sizeof msg, fmt, args);
+  va_end(args);
+  int up = 0, down = 0;
+  MPI_Initialized(&up);
+  MPI_Finalized(&down);
+  // Before main() (a GPU module loaded by a constructor) only the launcher
+  // knows the rank.
+  const char *launcherRank = std::getenv("PMI_RANK");
+  int who = up || !launcherRank ? rank : std::atoi(launcherRank);
+  fprintf(stderr, "error: rank %d (%s): %s\n", who,
+          program_invocation_short_name,
+          msg);
+  fflush(stderr);
+  if (up && !down) {
+    // Give mpiexec's output forwarding time to pass the message on before
+    // the abort tears the job down (otherwise it is sometimes lost).
+    std::this_thread::sleep_for(std::chrono::milliseconds(300));
+    MPI_Abort(MPI_COMM_WORLD, 1);
+  }
+  // Not exit(): destructors (a GPU module's unload) must not run on a
+  // half-initialized driver.
+  fflush(stdout);
+  std::_Exit(1);
+}
+} // namespace rankc::rt
+
 extern "C" {
 
 void rankc_rt_input(int32_t index, int64_t data) {
   const TensorInfo &t = inputs.at(index);
+  size_t bytes = t.elements() * npy::elementBytes(t.dtype);
+  // Read on the host; device buffers are filled from a staging copy.
+  void *buffer = reinterpret_cast<void *>(data);
+  void *host = rankc::rt::buffersOnDevice() ? rankc::rt::allocStaging(bytes)
+                                            : buffer;
   if (inputsDir.empty()) {
-    fillRandom(t, reinterpret_cast<void *>(data));
-    return;
+    fillRandom(t, host);
+  } else {
+    std::string path =
+        inputsDir + "/rank" + std::to_string(rank) + "/" + t.id + ".npy";
+    std::string error;
+    if (!npy::read(path, t.dtype, t.shape, host, error))
+      fail("input '%s': %s", t.id.c_str(), error.c_str());
   }
-  std::string path =
-      inputsDir + "/rank" + std::to_string(rank) + "/" + t.id + ".npy";
-  std::string error;
-  if (!npy::read(path, t.dtype, t.shape, reinterpret_cast<void *>(data), error))
-    fail("input '%s': %s", t.id.c_str(), error.c_str());
+  if (host != buffer) {
+    rankc::rt::copyFromHost(buffer, host, bytes);
+    rankc::rt::freeStaging(host);
+  }
 }
 
 void rankc_rt_output(int32_t index, int64_t data) {
   const TensorInfo &t = outputs.at(index);
   size_t bytes = t.elements() * npy::elementBytes(t.dtype);
-  const char *p = reinterpret_cast<const char *>(data);
-  staged.at(index).assign(p, p + bytes);
+  staged.at(index).resize(bytes);
+  rankc::rt::copyToHost(staged[index].data(), reinterpret_cast<void *>(data),
+                        bytes);
 }
 
 int64_t rankc_rt_isend(int64_t data, int64_t bytes, int64_t peer,
                        int32_t relative, int32_t mpiTag, int32_t event) {
   int64_t handle;
   Request &r = newRequest(handle, event, resolvePeer(peer, relative));
-  checkMpi(MPI_Isend(reinterpret_cast<void *>(data), messageSize(bytes, event),
+  void *buffer = reinterpret_cast<void *>(data);
+  if (!rankc::rt::mpiTakesBuffers()) {
+    r.staging = rankc::rt::allocStaging(bytes);
+    rankc::rt::copyToHost(r.staging, buffer, bytes);
+    buffer = r.staging;
+  }
+  checkMpi(MPI_Isend(buffer, messageSize(bytes, event),
                      MPI_BYTE, int(r.peer), mpiTag, MPI_COMM_WORLD, &r.mpi),
            ("MPI_Isend of " + describe(event, r.peer)).c_str());
   return handle;
@@ -365,7 +405,14 @@ int64_t rankc_rt_irecv(int64_t data, int64_t bytes, int64_t peer,
                        int32_t relative, int32_t mpiTag, int32_t event) {
   int64_t handle;
   Request &r = newRequest(handle, event, resolvePeer(peer, relative));
-  checkMpi(MPI_Irecv(reinterpret_cast<void *>(data), messageSize(bytes, event),
+  void *buffer = reinterpret_cast<void *>(data);
+  if (!rankc::rt::mpiTakesBuffers()) {
+    r.staging = rankc::rt::allocStaging(bytes);
+    r.unstageTo = buffer;
+    r.bytes = bytes;
+    buffer = r.staging;
+  }
+  checkMpi(MPI_Irecv(buffer, messageSize(bytes, event),
                      MPI_BYTE, int(r.peer), mpiTag, MPI_COMM_WORLD, &r.mpi),
            ("MPI_Irecv of " + describe(event, r.peer)).c_str());
   return handle;
@@ -381,6 +428,18 @@ int64_t rankc_rt_iallreduce(int64_t in, int64_t out, int64_t count,
   r.reduce = reduce;
   const void *send = reinterpret_cast<const void *>(in);
   void *recv = r.out;
+  if (rankc::rt::buffersOnDevice()) {
+    // Reduced on the host: the mean's division and f16/bf16 widening need
+    // the values there, and a reduction moves every byte once anyway.
+    size_t bytes = count * npy::elementBytes(dtype);
+    r.staging = rankc::rt::allocStaging(bytes);
+    r.stagingOut = rankc::rt::allocStaging(bytes);
+    rankc::rt::copyToHost(r.staging, send, bytes);
+    r.unstageTo = r.out;
+    r.bytes = bytes;
+    send = r.staging;
+    recv = r.out = r.stagingOut;
+  }
   if (dtype == RANKC_F16 || dtype == RANKC_BF16) {
     r.wideIn.resize(count);
     r.wideOut.resize(count);
@@ -427,6 +486,13 @@ void rankc_rt_wait(int64_t handle) {
       npy::storeElement(r.dtype, r.out, i, v, int64_t(v), v != 0);
     }
   }
+  // Staged: the result goes to the program's buffer, the staging is freed.
+  if (r.unstageTo)
+    rankc::rt::copyFromHost(r.unstageTo, r.stagingOut ? r.stagingOut : r.staging,
+                            r.bytes);
+  rankc::rt::freeStaging(r.staging);
+  rankc::rt::freeStaging(r.stagingOut);
+  r.staging = r.stagingOut = r.unstageTo = nullptr;
   if (!traceFile.empty() && r.event >= 0)
     trace.push_back({describe(r.event, r.peer), events[r.event].kind,
                      r.started, now()});
@@ -480,6 +546,7 @@ int main(int argc, char **argv) {
   MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN);
   checkMpi(MPI_Comm_rank(MPI_COMM_WORLD, &rank), "MPI_Comm_rank");
   checkMpi(MPI_Comm_size(MPI_COMM_WORLD, &worldSize), "MPI_Comm_size");
+  rankc::rt::initBuffers(rank);
   parseManifest();
 
   checkMpi(MPI_Barrier(MPI_COMM_WORLD), "MPI_Barrier");

@@ -6,6 +6,7 @@
 #include "rankc/Transforms/Passes.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/Dialect/GPU/IR/GPUDialect.h"
 #include "mlir/ExecutionEngine/OptUtils.h"
 #include "mlir/IR/Diagnostics.h"
 #include "mlir/Pass/PassManager.h"
@@ -85,15 +86,29 @@ LogicalResult emitObject(ModuleOp module, StringRef path) {
   return success();
 }
 
-/// Links an object with the runtime and MPICH into an executable.
-LogicalResult link(MLIRContext *ctx, StringRef object, StringRef exe) {
+#ifdef RANKC_CUDA_RUNTIME_LIBRARY
+constexpr const char *kCudaRuntime = RANKC_CUDA_RUNTIME_LIBRARY;
+#else
+constexpr const char *kCudaRuntime = nullptr;
+#endif
+
+/// Links an object with the runtime (host or CUDA flavour) and MPICH into an
+/// executable. The CUDA runtime opens the driver itself (dlopen).
+LogicalResult link(MLIRContext *ctx, StringRef object, StringRef exe,
+                   bool cuda) {
   auto cxx = llvm::sys::findProgramByName("c++");
   if (!cxx)
     return emitError(UnknownLoc::get(ctx))
            << "cannot link: no C++ compiler ('c++') on PATH";
   std::string errors;
-  SmallVector<StringRef> args = {*cxx, object, RANKC_RUNTIME_LIBRARY,
-                                 RANKC_MPICH_LIBRARY, "-lm", "-o", exe};
+  SmallVector<StringRef> args = {*cxx,
+                                 object,
+                                 cuda ? kCudaRuntime : RANKC_RUNTIME_LIBRARY,
+                                 RANKC_MPICH_LIBRARY,
+                                 "-lm",
+                                 "-ldl",
+                                 "-o",
+                                 exe};
   int rc = llvm::sys::ExecuteAndWait(*cxx, args, std::nullopt, {}, 0, 0,
                                      &errors);
   if (rc != 0)
@@ -188,8 +203,40 @@ exit 0
 
 } // namespace
 
+bool cudaAvailable() { return kCudaRuntime != nullptr; }
+
+/// The lowering pipeline of one program for the chosen target.
+void buildLowering(PassManager &pm, const BuildOptions &options) {
+  if (options.cuda)
+    buildCudaLoweringPipeline(pm, *options.cuda, options.bulkSynchronous);
+  else
+    buildCpuLoweringPipeline(pm, options.bulkSynchronous);
+}
+
+LogicalResult writePtx(ModuleOp module, const CudaOptions &cuda,
+                       llvm::raw_ostream &os) {
+  CudaOptions isa = cuda;
+  isa.format = "isa";
+  for (auto fn : module.getOps<func::FuncOp>()) {
+    if (!fn->hasAttr(comm::CommDialect::kRanks))
+      continue;
+    OwningOpRef<ModuleOp> program = extractProgram(module, fn.getName());
+    PassManager pm(module.getContext());
+    buildCudaLoweringPipeline(pm, isa);
+    if (failed(pm.run(*program)))
+      return failure();
+    for (auto binary : program->getOps<gpu::BinaryOp>())
+      for (Attribute a : binary.getObjects())
+        os << "// program " << fn.getName() << " kernel "
+           << binary.getName() << "\n"
+           << cast<gpu::ObjectAttr>(a).getObject().getValue() << "\n";
+  }
+  return success();
+}
+
 LogicalResult writeExecutables(ModuleOp module, StringRef out,
-                               TimingScope &timing, bool bulkSynchronous) {
+                               TimingScope &timing,
+                               const BuildOptions &options) {
   MLIRContext *ctx = module.getContext();
   // Build beside OUT and swap it in at the end: never a half-written OUT.
   SmallString<256> stage(out);
@@ -207,13 +254,13 @@ LogicalResult writeExecutables(ModuleOp module, StringRef out,
     TimingScope t = timing.nest("build " + name);
     OwningOpRef<ModuleOp> program = extractProgram(module, name);
     PassManager pm(ctx);
-    buildCpuLoweringPipeline(pm, bulkSynchronous);
+    buildLowering(pm, options);
     if (failed(pm.run(*program)))
       return failure();
     SmallString<256> object(stage), exe(stage);
     llvm::sys::path::append(object, name + ".o");
     llvm::sys::path::append(exe, name);
-    if (failed(emitObject(*program, object)) || failed(link(ctx, object, exe)))
+    if (failed(emitObject(*program, object)) || failed(link(ctx, object, exe, bool(options.cuda))))
       return failure();
     llvm::sys::fs::remove(object);
   }

@@ -38,8 +38,8 @@ using namespace mlir;
 namespace {
 
 const char *kUsage =
-    "usage: rankc compile INPUT -o OUT [--target cpu|cuda]\n"
-    "                     [--emit exe|mlir|plan|dot]\n"
+    "usage: rankc compile INPUT -o OUT [--target cpu|cuda] [--cuda-chip sm_NN]\n"
+    "                     [--emit exe|mlir|plan|dot|ptx]\n"
     "                     [--bucket-cap-mb X] [--first-bucket-cap-mb Y]\n"
     "                     [--bucket-order ready|ddp-initial]\n"
     "                     [--schedule overlap|bulk-synchronous] [--verbose]\n"
@@ -53,6 +53,7 @@ const char *kUsage =
 struct Options {
   std::string command, input, output;
   std::string target = "cpu", emit = "exe";
+  std::optional<std::string> cudaChip;
   std::optional<double> bucketCapMb, firstBucketCapMb;
   std::optional<std::string> bucketOrder;
   bool timing = false;
@@ -112,9 +113,17 @@ Options parseCommandLine(int argc, char **argv) {
     } else if (isCompile && name == "--emit") {
       o.emit = value().str();
       if (o.emit != "exe" && o.emit != "mlir" && o.emit != "plan" &&
-          o.emit != "dot")
-        usageError("--emit must be exe, mlir, plan or dot, got '" + o.emit +
-                   "'");
+          o.emit != "dot" && o.emit != "ptx")
+        usageError("--emit must be exe, mlir, plan, dot or ptx, got '" +
+                   o.emit + "'");
+    } else if (isCompile && name == "--cuda-chip") {
+      o.cudaChip = value().str();
+      llvm::StringRef chip(*o.cudaChip);
+      unsigned number;
+      if (!chip.consume_front("sm_") || chip.consumeInteger(10, number) ||
+          !(chip.empty() || chip == "a"))
+        usageError("--cuda-chip must name a GPU architecture like sm_90, got '" +
+                   *o.cudaChip + "'");
     } else if (isCompile && name == "--schedule") {
       std::string v = value().str();
       if (v != "overlap" && v != "bulk-synchronous")
@@ -141,6 +150,10 @@ Options parseCommandLine(int argc, char **argv) {
     usageError("missing INPUT");
   if (o.command != "check" && o.output.empty())
     usageError("missing -o OUT");
+  if (o.emit == "ptx" && o.target != "cuda")
+    usageError("--emit ptx needs --target cuda");
+  if (o.cudaChip && o.target != "cuda")
+    usageError("--cuda-chip needs --target cuda");
   return o;
 }
 
@@ -258,12 +271,25 @@ int main(int argc, char **argv) {
     return writeOutput(o, [&](llvm::raw_ostream &os) {
       return rankc::writeDot(*module, os);
     });
+  rankc::BuildOptions build;
+  build.bulkSynchronous = o.bulkSynchronous;
   if (o.target == "cuda") {
-    llvm::errs() << "error: " << o.input
-                 << ": --target cuda is not available yet in this build; use "
-                    "--target cpu\n";
-    return 1;
+    rankc::CudaOptions cuda;
+    if (o.cudaChip) {
+      cuda.chip = *o.cudaChip;
+      cuda.features = rankc::CudaOptions::defaultFeatures(cuda.chip);
+    }
+    if (o.emit == "ptx")
+      return writeOutput(o, [&](llvm::raw_ostream &os) {
+        return rankc::writePtx(*module, cuda, os);
+      });
+    if (!rankc::cudaAvailable()) {
+      llvm::errs() << "error: " << o.input
+                   << ": this rankc was built without CUDA's cuda.h, so it "
+                      "cannot link --target cuda programs; use --target cpu\n";
+      return 1;
+    }
+    build.cuda = cuda;
   }
-  return failed(rankc::writeExecutables(*module, o.output, timing,
-                                        o.bulkSynchronous));
+  return failed(rankc::writeExecutables(*module, o.output, timing, build));
 }

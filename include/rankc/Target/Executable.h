@@ -9,18 +9,36 @@
 #ifndef RANKC_TARGET_EXECUTABLE_H
 #define RANKC_TARGET_EXECUTABLE_H
 
+#include "rankc/Transforms/Passes.h"
+
 #include "mlir/IR/BuiltinOps.h"
 #include "mlir/Support/Timing.h"
+#include "llvm/Support/raw_ostream.h"
+
+#include <optional>
 
 namespace rankc {
 
 /// Writes the executables, launch and plan.json of a partitioned module into
 /// the folder `out`. Everything is built in a sibling staging folder first:
 /// on failure `out` is left as it was.
+struct BuildOptions {
+  bool bulkSynchronous = false;
+  /// Set: `--target cuda` (the parts' computation on the GPU).
+  std::optional<CudaOptions> cuda;
+};
 mlir::LogicalResult writeExecutables(mlir::ModuleOp module,
                                      llvm::StringRef out,
                                      mlir::TimingScope &timing,
-                                     bool bulkSynchronous = false);
+                                     const BuildOptions &options);
+
+/// `rankc compile --target cuda --emit ptx`: the PTX of every program's
+/// kernels, each headed by `// program NAME kernel MODULE`.
+mlir::LogicalResult writePtx(mlir::ModuleOp module, const CudaOptions &cuda,
+                             llvm::raw_ostream &os);
+
+/// Whether this build of rankc can link CUDA programs.
+bool cudaAvailable();
 
 } // namespace rankc
 

@@ -5,8 +5,12 @@
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Bufferization/IR/Bufferization.h"
+#include "mlir/Dialect/Affine/IR/AffineOps.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/Dialect/GPU/IR/GPUDialect.h"
+#include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/IR/BuiltinOps.h"
 #include "mlir/Pass/Pass.h"
 
@@ -30,6 +34,26 @@ void registerRankcPipelines();
 /// Registered as `rankc-lower-cpu`.
 void buildCpuLoweringPipeline(mlir::OpPassManager &pm,
                               bool bulkSynchronous = false);
+
+/// What the CUDA backend is built for.
+struct CudaOptions {
+  std::string chip = "sm_90";
+  std::string features = "+ptx80"; ///< PTX ISA; see defaultFeatures()
+  std::string format = "fatbin";   ///< gpu-module-to-binary: fatbin|bin|isa
+  int64_t threads = 256;           ///< threads per block
+  /// The PTX version CUDA 13's ptxas needs for `chip`.
+  static std::string defaultFeatures(llvm::StringRef chip);
+};
+
+/// From one partitioned program's module to the LLVM dialect with NVVM
+/// kernels: the MPI schedule stays on the host (comm-lower-to-runtime), the
+/// parts' computation becomes kernels over device buffers (fusion,
+/// bufferization, rankc-gpu-device-buffers, rankc-linalg-to-gpu-loops,
+/// upstream's parallel-loops-to-gpu, async region and NVVM pipeline).
+/// Registered as `rankc-lower-cuda`.
+void buildCudaLoweringPipeline(mlir::OpPassManager &pm,
+                               const CudaOptions &options,
+                               bool bulkSynchronous = false);
 
 } // namespace rankc
 

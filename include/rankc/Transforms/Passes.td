@@ -114,4 +114,49 @@ def CommLowerToRuntime : Pass<"comm-lower-to-runtime", "mlir::ModuleOp"> {
                            "mlir::arith::ArithDialect"];
 }
 
+def RankcGpuDeviceBuffers : Pass<"rankc-gpu-device-buffers", "mlir::ModuleOp"> {
+  let summary = "Put every buffer of the host functions in GPU memory";
+  let description = [{
+    Runs on bufferized host code (memrefs), before kernels are formed:
+
+    - `memref.alloc` becomes `gpu.alloc` (device memory);
+    - `memref.get_global` of a constant becomes a device buffer filled from
+      the host global by `gpu.memcpy`, so kernels never read host memory;
+    - `memref.copy` between contiguous buffers becomes `gpu.memcpy`; a copy
+      of a strided view becomes `linalg.copy`, which then runs as a kernel.
+
+    The runtime (rankc_runtime_cuda) stages these buffers through pinned host
+    memory for MPI and file I/O, or hands them to a CUDA-aware MPI directly.
+    Ops inside `gpu.module` are left alone.
+  }];
+  let dependentDialects = ["mlir::gpu::GPUDialect", "mlir::linalg::LinalgDialect"];
+}
+
+def RankcLinalgToGpuLoops : Pass<"rankc-linalg-to-gpu-loops", "mlir::func::FuncOp"> {
+  let summary = "Lower linalg on buffers to tiled scf.parallel loops mapped to GPU blocks and threads";
+  let description = [{
+    Every linalg op becomes one kernel's worth of loops:
+
+    - a `linalg.generic` whose reduction loops come before parallel ones is
+      interchanged so that the parallel loops are outermost (the reduction
+      order of each element is kept);
+    - the op is lowered to `scf.parallel` over its parallel loops, with its
+      reduction loops as `scf.for` inside (upstream linalg lowering);
+    - that loop is tiled (`scf::tileParallelLoop`): tiles go to blocks, the
+      points of a tile to threads, at most `threads` threads per block, the
+      innermost (contiguous) dimension on thread x so that accesses coalesce;
+    - an op without parallel loops (a reduction to a scalar, a 0-d op) runs
+      in a loop of one iteration, as one thread: nothing stays on the host.
+
+    `convert-parallel-loops-to-gpu` then turns each mapped loop into a
+    `gpu.launch`.
+  }];
+  let options = [
+    Option<"threads", "threads", "int64_t", /*default=*/"256",
+           "Threads per block (the product of the tile sizes)">,
+  ];
+  let dependentDialects = ["mlir::scf::SCFDialect", "mlir::gpu::GPUDialect",
+                           "mlir::affine::AffineDialect"];
+}
+
 #endif // RANKC_TRANSFORMS_PASSES_TD

@@ -1,0 +1,41 @@
+//===- Buffers.h - where generated code's buffers live ---------*- C++ -*-===//
+//
+// The runtime is linked in two flavours that differ only here:
+//  - rankc_runtime (CPU): buffers are host memory, used in place;
+//  - rankc_runtime_cuda: buffers are GPU memory. MPI gets them directly when
+//    the MPI library is CUDA-aware; otherwise every message is staged through
+//    pinned host memory. Files are always read and written on the host.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef RANKC_RUNTIME_BUFFERS_H
+#define RANKC_RUNTIME_BUFFERS_H
+
+#include <cstddef>
+#include <string>
+
+namespace rankc::rt {
+
+/// Called once MPI is up: picks the device, detects CUDA-aware MPI.
+void initBuffers(int rank);
+/// True when generated code's buffers are not host memory.
+bool buffersOnDevice();
+/// True when MPI may read and write generated code's buffers itself.
+bool mpiTakesBuffers();
+/// Host memory for staging (pinned for the CUDA runtime).
+void *allocStaging(size_t bytes);
+void freeStaging(void *host);
+/// Copies between a generated buffer and host memory (synchronous).
+void copyToHost(void *host, const void *buffer, size_t bytes);
+void copyFromHost(void *buffer, const void *host, size_t bytes);
+/// One line for --stats: where the buffers are.
+std::string describeBuffers();
+
+/// Prints `error: rank R (program): ...` and ends the whole run: with
+/// MPI_Abort once MPI is up, with exit(1) before (e.g. in a constructor).
+[[noreturn]] void fail(const char *fmt, ...)
+    __attribute__((format(printf, 1, 2)));
+
+} // namespace rankc::rt
+
+#endif // RANKC_RUNTIME_BUFFERS_H

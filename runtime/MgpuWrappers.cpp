@@ -1,0 +1,119 @@
+//===- MgpuWrappers.cpp - the mgpu* calls of MLIR's gpu-to-llvm lowering --===//
+//
+// MLIR's `gpu-to-llvm` lowers launches, streams, events, allocations and
+// copies to calls of these functions (the ABI of MLIR's
+// CudaRuntimeWrappers.cpp, which Debian does not ship). They run on the CUDA
+// driver API; every failure ends the run with the call that failed.
+// Kernel modules are loaded by constructors that gpu.binary emits, before
+// main(): the driver is opened lazily on first use.
+//
+//===----------------------------------------------------------------------===//
+
+#include "CudaDriver.h"
+
+#include <cstdint>
+
+using rankc::rt::cuda::driver;
+
+extern "C" {
+
+CUmodule mgpuModuleLoad(void *data, size_t /*size*/) {
+  CUmodule module = nullptr;
+  RANKC_CU(cuModuleLoadData(&module, data));
+  return module;
+}
+
+/// PTX (gpu-module-to-binary format=isa): compiled by the driver's JIT.
+CUmodule mgpuModuleLoadJIT(void *data, int optLevel, size_t /*size*/) {
+  CUmodule module = nullptr;
+  CUjit_option options[] = {CU_JIT_OPTIMIZATION_LEVEL};
+  void *values[] = {reinterpret_cast<void *>(intptr_t(optLevel))};
+  RANKC_CU(cuModuleLoadDataEx(&module, data, 1, options, values));
+  return module;
+}
+
+/// Called by a destructor at exit, when the driver may already be shutting
+/// down: the process ends anyway, so failures are not errors here.
+void mgpuModuleUnload(CUmodule module) {
+  (void)driver().cuModuleUnload(module);
+}
+
+CUfunction mgpuModuleGetFunction(CUmodule module, const char *name) {
+  CUfunction function = nullptr;
+  RANKC_CU(cuModuleGetFunction(&function, module, name));
+  return function;
+}
+
+void mgpuLaunchKernel(CUfunction function, intptr_t gridX, intptr_t gridY,
+                      intptr_t gridZ, intptr_t blockX, intptr_t blockY,
+                      intptr_t blockZ, int32_t smem, CUstream stream,
+                      void **params, void **extra, size_t /*paramsCount*/) {
+  RANKC_CU(cuLaunchKernel(function, gridX, gridY, gridZ, blockX, blockY,
+                          blockZ, smem, stream, params, extra));
+}
+
+CUstream mgpuStreamCreate() {
+  CUstream stream = nullptr;
+  RANKC_CU(cuStreamCreate(&stream, CU_STREAM_NON_BLOCKING));
+  return stream;
+}
+
+void mgpuStreamDestroy(CUstream stream) { RANKC_CU(cuStreamDestroy(stream)); }
+
+void mgpuStreamSynchronize(CUstream stream) {
+  RANKC_CU(cuStreamSynchronize(stream));
+}
+
+void mgpuStreamWaitEvent(CUstream stream, CUevent event) {
+  RANKC_CU(cuStreamWaitEvent(stream, event, 0));
+}
+
+CUevent mgpuEventCreate() {
+  CUevent event = nullptr;
+  RANKC_CU(cuEventCreate(&event, CU_EVENT_DISABLE_TIMING));
+  return event;
+}
+
+void mgpuEventDestroy(CUevent event) { RANKC_CU(cuEventDestroy(event)); }
+
+void mgpuEventSynchronize(CUevent event) {
+  RANKC_CU(cuEventSynchronize(event));
+}
+
+void mgpuEventRecord(CUevent event, CUstream stream) {
+  RANKC_CU(cuEventRecord(event, stream));
+}
+
+void *mgpuMemAlloc(uint64_t bytes, CUstream /*stream*/, bool hostShared) {
+  if (bytes == 0)
+    return nullptr;
+  CUdeviceptr p = 0;
+  if (hostShared)
+    RANKC_CU(cuMemAllocManaged(&p, bytes, CU_MEM_ATTACH_GLOBAL));
+  else
+    RANKC_CU(cuMemAlloc(&p, bytes));
+  return reinterpret_cast<void *>(p);
+}
+
+void mgpuMemFree(void *p, CUstream /*stream*/) {
+  if (p)
+    RANKC_CU(cuMemFree(CUdeviceptr(p)));
+}
+
+void mgpuMemcpy(void *dst, void *src, size_t bytes, CUstream stream) {
+  if (bytes)
+    RANKC_CU(cuMemcpyAsync(CUdeviceptr(dst), CUdeviceptr(src), bytes, stream));
+}
+
+void mgpuMemset32(void *dst, unsigned value, size_t count, CUstream stream) {
+  RANKC_CU(cuMemsetD32Async(CUdeviceptr(dst), value, count, stream));
+}
+
+void mgpuMemset16(void *dst, unsigned short value, size_t count,
+                  CUstream stream) {
+  RANKC_CU(cuMemsetD16Async(CUdeviceptr(dst), value, count, stream));
+}
+
+void mgpuSetDefaultDevice(int32_t /*device*/) {}
+
+} // extern "C"

@@ -1,0 +1,145 @@
+#!/usr/bin/env python3
+"""The CUDA backend against the CPU backend, on the same DAGs and inputs.
+
+    gpu_check.py prepare RANKC WORK   (here: needs MPICH, NumPy, split-file)
+    gpu_check.py compare WORK         (on the GPU machine: needs NumPy)
+
+prepare collects the DAGs (examples/, examples/pytato/, every op of the spec
+from test/Frontend, the data-parallel MLP step, random deadlock-free programs
+on 1 to 4 ranks with a fixed seed), writes each one's inputs, compiles it
+for both targets, runs the CPU build and keeps its outputs:
+WORK/<dag>/{dag.json, in/, cpu/, cuda/ (OUT of --target cuda)}.
+compare runs every cuda/launch (with $RANKC_MPIEXEC, $LD_LIBRARY_PATH as
+set by the caller) and compares each rank's outputs with the CPU's, within
+the tolerances of test/E2E (exact for integers and bool). Prints one line
+per DAG and "N passed, M failed"; exits 1 on any failure."""
+import glob
+import json
+import os
+import random
+import subprocess
+import sys
+
+import numpy as np
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+TOL = {"float16": (2e-2, 2e-2), "float32": (2e-4, 1e-5), "float64": (1e-9, 1e-12)}
+
+
+def dags(work):
+    """(name, path) of every DAG to check."""
+    out = []
+    for path in sorted(glob.glob(os.path.join(ROOT, "examples", "*.json")) +
+                       glob.glob(os.path.join(ROOT, "examples", "pytato", "*.json"))):
+        out.append((os.path.splitext(os.path.basename(path))[0], path))
+    split = os.path.join(work, "split")
+    for test, member in [("unary", "unary.json"), ("binary", "binary.json"),
+                         ("contraction", "c.json"), ("reduction", "r.json"),
+                         ("shape", "s.json"), ("leaves", "leaves.json")]:
+        subprocess.run(["split-file", os.path.join(ROOT, "test", "Frontend", test + ".test"),
+                        os.path.join(split, test)], check=True)
+        out.append(("ops-" + test, os.path.join(split, test, member)))
+    out.append(("dp-mlp", os.path.join(ROOT, "test", "DataParallel", "Inputs",
+                                       "torch2.11-mlp.json")))
+    sys.path.insert(0, os.path.join(ROOT, "test", "Random"))
+    import random_dags
+    rng = random.Random(6)
+    for i in range(16):
+        ranks = [1, 2][i % 2] if i < 12 else rng.randint(3, 4)
+        b = random_dags.Builder(rng, ranks)
+        b.valid_traffic(rng.randint(3, 20))
+        path = os.path.join(work, f"random{i}.json")
+        with open(path, "w") as f:
+            json.dump(b.document(), f)
+        out.append((f"random{i}-{ranks}ranks", path))
+    return out
+
+
+def run(cmd, **kw):
+    return subprocess.run(cmd, capture_output=True, text=True, errors="replace", **kw)
+
+
+def prepare(rankc, work):
+    sys.path.insert(0, os.path.join(ROOT, "test", "E2E"))
+    import e2e
+    os.makedirs(work, exist_ok=True)
+    for name, path in dags(work):
+        if run([rankc, "check", path]).returncode != 0:
+            print(f"skipped {name}: not a valid program (an example of an error)")
+            continue
+        base = os.path.join(work, name)
+        doc = json.load(open(path))
+        os.makedirs(base, exist_ok=True)
+        with open(os.path.join(base, "dag.json"), "w") as f:
+            json.dump(doc, f)
+        rng = np.random.default_rng(0)
+        for prog in doc["programs"]:
+            ranks = range(doc["world_size"]) if prog["ranks"] == "all" else prog["ranks"]
+            for r in ranks:
+                for node in prog["nodes"]:
+                    if node["op"] in ("input", "param"):
+                        e2e.save(os.path.join(base, "in", f"rank{r}", node["id"] + ".npy"),
+                                 e2e.make_input(rng, node), node["dtype"])
+        for target in ("cpu", "cuda"):
+            p = run([rankc, "compile", path, "--target", target, "-o",
+                     os.path.join(base, target + "-exe")])
+            if p.returncode != 0:
+                sys.exit(f"{name}: compile --target {target} failed:\n{p.stderr}")
+        p = run([os.path.join(base, "cpu-exe", "launch"), "--inputs",
+                 os.path.join(base, "in"), "--outputs", os.path.join(base, "cpu")],
+                timeout=600)
+        if p.returncode != 0:
+            sys.exit(f"{name}: CPU run failed:\n{p.stderr}")
+        subprocess.run(["rm", "-rf", os.path.join(base, "cpu-exe")])
+        os.rename(os.path.join(base, "cuda-exe"), os.path.join(base, "cuda"))
+        print(f"prepared {name}")
+
+
+def compare(work):
+    passed = failed = 0
+    for base in sorted(glob.glob(os.path.join(work, "*", "cuda"))):
+        base = os.path.dirname(base)
+        name = os.path.basename(base)
+        res = os.path.join(base, "gpu")
+        p = run([os.path.join(base, "cuda", "launch"), "--inputs", os.path.join(base, "in"),
+                 "--outputs", res, "--timeout", "120"], timeout=600)
+        why = None
+        if p.returncode != 0:
+            why = f"run failed ({p.returncode}): {p.stderr.strip()[-2000:]}"
+        else:
+            want_files = sorted(glob.glob(os.path.join(base, "cpu", "rank*", "*.npy")))
+            for want_file in want_files:
+                rel = os.path.relpath(want_file, os.path.join(base, "cpu"))
+                got_file = os.path.join(res, rel)
+                if not os.path.exists(got_file):
+                    why = f"missing {rel}"
+                    break
+                want, got = np.load(want_file), np.load(got_file)
+                if got.shape != want.shape or got.dtype != want.dtype:
+                    why = f"{rel}: {got.dtype}{got.shape} != {want.dtype}{want.shape}"
+                    break
+                if want.dtype.name in TOL:
+                    rtol, atol = TOL[want.dtype.name]
+                    ok = np.allclose(got.astype(np.float64), want.astype(np.float64),
+                                     rtol=rtol, atol=atol, equal_nan=True)
+                else:  # integers, bool, bf16 bits (uint16): exact
+                    ok = np.array_equal(got, want)
+                if not ok:
+                    why = f"{rel}: got {got.ravel()[:4]} want {want.ravel()[:4]}"
+                    break
+            if why is None and not want_files:
+                why = "the CPU run wrote no outputs"
+        print(("PASS: " if why is None else "FAIL: ") + name + ("" if why is None else ": " + why),
+              flush=True)
+        passed, failed = passed + (why is None), failed + (why is not None)
+    print(f"{passed} passed, {failed} failed")
+    return 1 if failed else 0
+
+
+if __name__ == "__main__":
+    if len(sys.argv) == 4 and sys.argv[1] == "prepare":
+        prepare(sys.argv[2], sys.argv[3])
+    elif len(sys.argv) == 3 and sys.argv[1] == "compare":
+        sys.exit(compare(sys.argv[2]))
+    else:
+        sys.exit(__doc__)
