@@ -5,7 +5,7 @@ import lit.formats
 config.name = "rankc"
 config.test_format = lit.formats.ShTest(execute_external=False)
 config.suffixes = [".mlir", ".test"]
-config.excludes = ["Inputs", "CMakeLists.txt", "unit", "lit.cfg.py", "rc.sh", "gen_error_tests.py", "e2e.py", "reference.py", "random_dags.py", "compare_buckets.py", "mlp_step.py", "check_trace.py"]
+config.excludes = ["Inputs", "CMakeLists.txt", "unit", "lit.cfg.py", "rc.sh", "gen_error_tests.py", "e2e.py", "reference.py", "random_dags.py", "compare_buckets.py", "mlp_step.py", "check_trace.py", "emit_ptx_all.sh"]
 config.test_source_root = os.path.dirname(__file__)
 config.test_exec_root = os.path.join(config.rankc_obj_root, "test")
 
@@ -42,3 +42,15 @@ if shutil.which("mpiexec.mpich"):
     config.available_features.add("mpich")
 # Generated programs run as root on CI machines: MPICH allows it.
 config.environment["RANKC_TIMEOUT"] = "120"
+
+# The CUDA backend compiles wherever the toolkit is (ptxas, libdevice); its
+# programs run only where the driver is (a GPU machine).
+if any(os.path.exists(os.path.join(d, "bin", "ptxas")) for d in
+       [os.environ.get("CUDA_HOME", ""), "/usr/local/cuda"] if d):
+    config.available_features.add("cuda-toolkit")
+try:
+    import ctypes
+    ctypes.CDLL("libcuda.so.1")
+    config.available_features.add("cuda-driver")
+except OSError:
+    pass

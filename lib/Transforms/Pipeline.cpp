@@ -6,8 +6,13 @@
 #include "mlir/Pass/PassRegistry.h"
 #include "mlir/Conversion/Passes.h"
 #include "mlir/Dialect/Bufferization/Transforms/Passes.h"
-#include "mlir/Dialect/GPU/Pipelines/Passes.h"
 #include "mlir/Dialect/GPU/Transforms/Passes.h"
+#include "mlir/Dialect/LLVMIR/Transforms/Passes.h"
+#include "llvm/Support/FileSystem.h"
+#include "llvm/Support/Path.h"
+#include "llvm/Support/Program.h"
+
+#include <cstdlib>
 #include "mlir/Dialect/Linalg/Passes.h"
 #include "mlir/Dialect/MemRef/Transforms/Passes.h"
 #include "mlir/Transforms/Passes.h"
@@ -56,27 +61,80 @@ static void buildBufferization(mlir::OpPassManager &pm) {
 void rankc::buildCudaLoweringPipeline(mlir::OpPassManager &pm,
                                       const CudaOptions &options,
                                       bool bulkSynchronous) {
+  using namespace mlir;
   pm.addPass(createCommLowerToRuntime(
       CommLowerToRuntimeOptions{bulkSynchronous}));
   // Chains of elementwise ops become one linalg.generic, hence one kernel.
-  pm.addPass(mlir::createLinalgElementwiseOpFusionPass());
+  pm.addPass(createLinalgElementwiseOpFusionPass());
   buildBufferization(pm);
   pm.addPass(createRankcGpuDeviceBuffers());
-  pm.addNestedPass<mlir::func::FuncOp>(createRankcLinalgToGpuLoops(
+  pm.addNestedPass<func::FuncOp>(createRankcLinalgToGpuLoops(
       RankcLinalgToGpuLoopsOptions{options.threads}));
-  pm.addPass(mlir::createConvertParallelLoopToGpuPass());
-  pm.addPass(mlir::createGpuKernelOutliningPass());
+  pm.addPass(createConvertParallelLoopToGpuPass());
+  pm.addPass(createGpuKernelOutliningPass());
+  pm.addPass(createRankcGpuMergeKernelModules());
   // Kernels, copies and allocations of a function go on one stream; the host
   // waits for them only before it calls out (the runtime, a part) or returns.
-  pm.addNestedPass<mlir::func::FuncOp>(mlir::createGpuAsyncRegionPass());
-  pm.addPass(mlir::createLowerAffinePass());
-  pm.addPass(mlir::createCanonicalizerPass());
-  mlir::gpu::GPUToNVVMPipelineOptions nvvm;
-  nvvm.cubinChip = options.chip;
-  nvvm.cubinFeatures = options.features;
-  nvvm.cubinFormat = options.format;
-  nvvm.optLevel = 3;
-  mlir::gpu::buildLowerToNVVMPassPipeline(pm, nvvm);
+  pm.addNestedPass<func::FuncOp>(createGpuAsyncRegionPass());
+
+  // From here on, the stages of upstream's gpu-lower-to-nvvm-pipeline
+  // (mlir/lib/Dialect/GPU/Pipelines/GPUToNVVMPipeline.cpp), with the CUDA
+  // toolkit given explicitly rather than looked up in the environment.
+  pm.addPass(createSCFToControlFlowPass());
+  pm.addPass(createConvertFuncToLLVMPass());
+  pm.addPass(memref::createExpandStridedMetadataPass());
+  GpuNVVMAttachTargetOptions target;
+  target.chip = options.chip;
+  target.features = options.features;
+  target.optLevel = 3;
+  pm.addPass(createGpuNVVMAttachTarget(target));
+  pm.addPass(createLowerAffinePass());
+  pm.addPass(createArithToLLVMConversionPass());
+  pm.addPass(createConvertIndexToLLVMPass());
+  pm.addPass(createCanonicalizerPass());
+  pm.addPass(createCSEPass());
+  // The kernels: to NVVM.
+  pm.addNestedPass<gpu::GPUModuleOp>(createStripDebugInfoPass());
+  pm.addNestedPass<gpu::GPUModuleOp>(createConvertGpuOpsToNVVMOps());
+  pm.addNestedPass<gpu::GPUModuleOp>(LLVM::createNVVMOptimizeForTargetPass());
+  pm.addNestedPass<gpu::GPUModuleOp>(createCanonicalizerPass());
+  pm.addNestedPass<gpu::GPUModuleOp>(createCSEPass());
+  pm.addNestedPass<gpu::GPUModuleOp>(createReconcileUnrealizedCastsPass());
+  // The host: launches to mgpu* calls; kernels serialized (LLVM NVPTX, then
+  // ptxas for fatbin/bin) and embedded.
+  pm.addPass(createGpuToLLVMConversionPass());
+  GpuModuleToBinaryPassOptions binary;
+  binary.compilationTarget = options.format;
+  binary.toolkitPath = options.toolkit;
+  pm.addPass(createGpuModuleToBinaryPass(binary));
+  pm.addPass(createConvertMathToLLVMPass());
+  pm.addPass(createCanonicalizerPass());
+  pm.addPass(createCSEPass());
+  pm.addPass(createReconcileUnrealizedCastsPass());
+}
+
+std::string rankc::CudaOptions::findToolkit(std::string &why) {
+  auto hasPtxas = [](llvm::StringRef dir) {
+    llvm::SmallString<128> ptxas(dir);
+    llvm::sys::path::append(ptxas, "bin", "ptxas");
+    return llvm::sys::fs::can_execute(ptxas);
+  };
+  // The variables NVVM::getCUDAToolkitPath() reads: a toolkit named there
+  // is the user's choice, so a wrong one is an error, not a fallback.
+  for (const char *var : {"CUDA_ROOT", "CUDA_HOME", "CUDA_PATH"})
+    if (const char *v = std::getenv(var); v && *v) {
+      if (hasPtxas(v))
+        return v;
+      why = std::string(var) + "=" + v + " has no bin/ptxas";
+      return "";
+    }
+  if (hasPtxas("/usr/local/cuda"))
+    return "/usr/local/cuda";
+  if (auto ptxas = llvm::sys::findProgramByName("ptxas"))
+    return llvm::sys::path::parent_path(llvm::sys::path::parent_path(*ptxas))
+        .str();
+  why = "no ptxas in /usr/local/cuda/bin or on PATH; set CUDA_HOME";
+  return "";
 }
 
 std::string rankc::CudaOptions::defaultFeatures(llvm::StringRef chip) {
@@ -124,6 +182,8 @@ void rankc::registerRankcPipelines() {
                                : std::string(o.features);
         options.format = o.format;
         options.threads = o.threads;
+        std::string why;
+        options.toolkit = CudaOptions::findToolkit(why);
         buildCudaLoweringPipeline(pm, options);
       });
   mlir::PassPipelineRegistration<>(

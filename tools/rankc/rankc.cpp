@@ -224,6 +224,8 @@ int main(int argc, char **argv) {
                   func::FuncDialect, linalg::LinalgDialect, math::MathDialect,
                   tensor::TensorDialect>();
   ScopedDiagnosticHandler handler(&ctx, printDiagnostic);
+  // Errors name the file, program and node; a dump of the op adds nothing.
+  ctx.printOpOnDiagnostic(false);
 
   DefaultTimingManager timingManager;
   timingManager.setEnabled(o.timing);
@@ -275,6 +277,15 @@ int main(int argc, char **argv) {
   build.bulkSynchronous = o.bulkSynchronous;
   if (o.target == "cuda") {
     rankc::CudaOptions cuda;
+    std::string why;
+    cuda.toolkit = rankc::CudaOptions::findToolkit(why);
+    if (cuda.toolkit.empty()) {
+      llvm::errs() << "error: " << o.input
+                   << ": --target cuda needs the CUDA toolkit (ptxas and "
+                      "libdevice): "
+                   << why << "\n";
+      return 1;
+    }
     if (o.cudaChip) {
       cuda.chip = *o.cudaChip;
       cuda.features = rankc::CudaOptions::defaultFeatures(cuda.chip);

@@ -41,6 +41,11 @@ struct CudaOptions {
   std::string features = "+ptx80"; ///< PTX ISA; see defaultFeatures()
   std::string format = "fatbin";   ///< gpu-module-to-binary: fatbin|bin|isa
   int64_t threads = 256;           ///< threads per block
+  std::string toolkit;             ///< CUDA: ptxas, libdevice
+  /// $CUDA_ROOT, $CUDA_HOME or $CUDA_PATH (the first set), else
+  /// /usr/local/cuda, else where ptxas is on PATH. Empty, with `why`, when
+  /// there is none.
+  static std::string findToolkit(std::string &why);
   /// The PTX version CUDA 13's ptxas needs for `chip`.
   static std::string defaultFeatures(llvm::StringRef chip);
 };

@@ -159,4 +159,17 @@ def RankcLinalgToGpuLoops : Pass<"rankc-linalg-to-gpu-loops", "mlir::func::FuncO
                            "mlir::affine::AffineDialect"];
 }
 
+def RankcGpuMergeKernelModules : Pass<"rankc-gpu-merge-kernel-modules", "mlir::ModuleOp"> {
+  let summary = "Put every outlined kernel into one gpu.module";
+  let description = [{
+    `gpu-kernel-outlining` makes one `gpu.module` per kernel, and each module
+    becomes its own binary: one ptxas run and one module load per kernel.
+    This pass moves the kernels into one `gpu.module @rankc_kernels`, each
+    named after the module it came from (unique), and points every
+    `gpu.launch_func` at its new home: one binary per program. A module
+    holding anything but its kernel is left as it is.
+  }];
+  let dependentDialects = ["mlir::gpu::GPUDialect"];
+}
+
 #endif // RANKC_TRANSFORMS_PASSES_TD

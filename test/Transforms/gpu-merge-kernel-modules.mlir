@@ -1,0 +1,41 @@
+// RUN: rankc-opt %s -rankc-gpu-merge-kernel-modules | FileCheck %s
+
+// Two outlined kernels (same function name, different modules) end up in
+// one module, named after the modules they came from; launches follow.
+// A module that holds more than its kernel stays as it is.
+// CHECK-LABEL: func.func @host(
+// CHECK: gpu.launch_func @rankc_kernels::@part0_kernel
+// CHECK: gpu.launch_func @rankc_kernels::@part0_kernel_0
+// CHECK: gpu.launch_func @other::@k
+// CHECK: gpu.module @rankc_kernels {
+// CHECK-NEXT: gpu.func @part0_kernel(%{{.*}}: memref<4xf32>) kernel
+// CHECK: gpu.func @part0_kernel_0(%{{.*}}: memref<4xf32>) kernel
+// CHECK-NOT: gpu.module @part0_kernel
+// CHECK: gpu.module @other
+module attributes {gpu.container_module} {
+  func.func @host(%m: memref<4xf32>) {
+    %c1 = arith.constant 1 : index
+    gpu.launch_func @part0_kernel::@part0_kernel blocks in (%c1, %c1, %c1) threads in (%c1, %c1, %c1) args(%m : memref<4xf32>)
+    gpu.launch_func @part0_kernel_0::@part0_kernel blocks in (%c1, %c1, %c1) threads in (%c1, %c1, %c1) args(%m : memref<4xf32>)
+    gpu.launch_func @other::@k blocks in (%c1, %c1, %c1) threads in (%c1, %c1, %c1)
+    return
+  }
+  gpu.module @part0_kernel {
+    gpu.func @part0_kernel(%a: memref<4xf32>) kernel {
+      gpu.return
+    }
+  }
+  gpu.module @part0_kernel_0 {
+    gpu.func @part0_kernel(%a: memref<4xf32>) kernel {
+      gpu.return
+    }
+  }
+  gpu.module @other {
+    gpu.func @k() kernel {
+      gpu.return
+    }
+    func.func @helper() {
+      return
+    }
+  }
+}

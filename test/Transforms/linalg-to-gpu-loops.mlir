@@ -1,0 +1,78 @@
+// RUN: rankc-opt %s -rankc-linalg-to-gpu-loops | FileCheck %s
+// RUN: rankc-opt %s -rankc-linalg-to-gpu-loops=threads=64 | FileCheck %s --check-prefix=T64
+
+#id = affine_map<(d0, d1) -> (d0, d1)>
+
+// Tiles to blocks, points to threads: the contiguous dimension (4 wide)
+// takes 4 threads on x, the other 64 on y (256 in all); a guard for the
+// last, partial tile.
+// CHECK-LABEL: func.func @elementwise(
+// CHECK-DAG: %[[C1000:.*]] = arith.constant 1000 : index
+// CHECK-DAG: %[[C64:.*]] = arith.constant 64 : index
+// CHECK: scf.parallel (%[[BI:.*]], %[[BJ:.*]]) = ({{.*}}) to (%[[C1000]], %{{.*}}) step
+// CHECK: scf.parallel ({{.*}}) = ({{.*}}) to ({{.*}}) step
+// CHECK: scf.if
+// CHECK: math.exp
+// CHECK: {mapping = [#gpu.loop_dim_map<processor = thread_y, {{.*}}>, #gpu.loop_dim_map<processor = thread_x, {{.*}}>]}
+// CHECK: {mapping = [#gpu.loop_dim_map<processor = block_y, {{.*}}>, #gpu.loop_dim_map<processor = block_x, {{.*}}>]}
+// T64-LABEL: func.func @elementwise(
+// T64: arith.constant 16 : index
+func.func @elementwise(%a: memref<1000x4xf32>, %b: memref<1000x4xf32>) {
+  linalg.generic {indexing_maps = [#id, #id], iterator_types = ["parallel", "parallel"]}
+      ins(%a : memref<1000x4xf32>) outs(%b : memref<1000x4xf32>) {
+  ^bb0(%x: f32, %y: f32):
+    %e = math.exp %x : f32
+    linalg.yield %e : f32
+  }
+  return
+}
+
+// A contraction: (i, j) tiled over blocks and threads, k a sequential loop
+// in each thread.
+// CHECK-LABEL: func.func @matmul(
+// CHECK: scf.parallel
+// CHECK: scf.parallel
+// CHECK: scf.for %{{.*}} = %{{.*}} to %c32
+// CHECK: arith.mulf
+// CHECK: processor = thread_y
+// CHECK: processor = block_y
+func.func @matmul(%a: memref<64x32xf32>, %b: memref<32x128xf32>, %c: memref<64x128xf32>) {
+  linalg.matmul ins(%a, %b : memref<64x32xf32>, memref<32x128xf32>) outs(%c : memref<64x128xf32>)
+  return
+}
+
+// The reduction dimension comes first in the op: interchanged, so the
+// parallel dimension is on threads and each thread sums its column.
+// CHECK-LABEL: func.func @colsum(
+// CHECK: scf.parallel
+// CHECK: scf.parallel
+// CHECK: scf.for %{{.*}} = %{{.*}} to %c100
+// CHECK: processor = thread_x
+// CHECK: processor = block_x
+func.func @colsum(%a: memref<100x300xf32>, %s: memref<300xf32>) {
+  linalg.generic {indexing_maps = [#id, affine_map<(d0, d1) -> (d1)>], iterator_types = ["reduction", "parallel"]}
+      ins(%a : memref<100x300xf32>) outs(%s : memref<300xf32>) {
+  ^bb0(%x: f32, %acc: f32):
+    %r = arith.addf %x, %acc : f32
+    linalg.yield %r : f32
+  }
+  return
+}
+
+// No parallel loop at all: one block of one thread runs the reduction, so
+// nothing touches device memory from the host.
+// CHECK-LABEL: func.func @total(
+// CHECK: scf.parallel (%{{.*}}) = (%c0) to (%c1) step (%c1)
+// CHECK-NEXT: arith.constant
+// CHECK: scf.for
+// CHECK: {mapping = [#gpu.loop_dim_map<processor = block_x, {{.*}}>]}
+// CHECK-NOT: linalg.
+func.func @total(%a: memref<100xf32>, %s: memref<f32>) {
+  linalg.generic {indexing_maps = [affine_map<(d0) -> (d0)>, affine_map<(d0) -> ()>], iterator_types = ["reduction"]}
+      ins(%a : memref<100xf32>) outs(%s : memref<f32>) {
+  ^bb0(%x: f32, %acc: f32):
+    %r = arith.addf %x, %acc : f32
+    linalg.yield %r : f32
+  }
+  return
+}
