@@ -31,6 +31,12 @@ void copyFromHost(void *buffer, const void *host, size_t bytes);
 /// One line for --stats: where the buffers are.
 std::string describeBuffers();
 
+/// --kernel-stats: time every kernel launch (GPU events) and write, per
+/// kernel, launches, seconds, grid and block to `path` as JSON. The CPU
+/// runtime has no kernels: it writes an empty list.
+void enableKernelTiming();
+void writeKernelStats(const std::string &path);
+
 /// Prints `error: rank R (program): ...` and ends the whole run: with
 /// MPI_Abort once MPI is up, with exit(1) before (e.g. in a constructor).
 [[noreturn]] void fail(const char *fmt, ...)

@@ -10,6 +10,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "CudaDriver.h"
+#include "KernelStats.h"
 
 #include <cstdint>
 
@@ -41,6 +42,7 @@ void mgpuModuleUnload(CUmodule module) {
 CUfunction mgpuModuleGetFunction(CUmodule module, const char *name) {
   CUfunction function = nullptr;
   RANKC_CU(cuModuleGetFunction(&function, module, name));
+  rankc::rt::kernels::named(function, name);
   return function;
 }
 
@@ -48,8 +50,12 @@ void mgpuLaunchKernel(CUfunction function, intptr_t gridX, intptr_t gridY,
                       intptr_t gridZ, intptr_t blockX, intptr_t blockY,
                       intptr_t blockZ, int32_t smem, CUstream stream,
                       void **params, void **extra, size_t /*paramsCount*/) {
+  const intptr_t grid[3] = {gridX, gridY, gridZ},
+                 block[3] = {blockX, blockY, blockZ};
+  CUevent end = rankc::rt::kernels::beforeLaunch(function, stream, grid, block);
   RANKC_CU(cuLaunchKernel(function, gridX, gridY, gridZ, blockX, blockY,
                           blockZ, smem, stream, params, extra));
+  rankc::rt::kernels::afterLaunch(end, stream);
 }
 
 CUstream mgpuStreamCreate() {
@@ -62,6 +68,7 @@ void mgpuStreamDestroy(CUstream stream) { RANKC_CU(cuStreamDestroy(stream)); }
 
 void mgpuStreamSynchronize(CUstream stream) {
   RANKC_CU(cuStreamSynchronize(stream));
+  rankc::rt::kernels::synchronized(stream);
 }
 
 void mgpuStreamWaitEvent(CUstream stream, CUevent event) {

@@ -70,7 +70,8 @@ struct TraceEvent {
 };
 
 int rank = 0, worldSize = 1;
-std::string programName, inputsDir, outputsDir, traceFile, statsFile;
+std::string programName, inputsDir, outputsDir, traceFile, statsFile,
+    kernelStatsDir;
 // --stats: where this rank's time went (seconds).
 double computeTime = 0, blockedTime = 0, entryTime = 0;
 double timeoutSeconds = 300;
@@ -317,7 +318,7 @@ void writeStats() {
 
 void usage() {
   fprintf(stderr, "usage: %s [--inputs IN] [--outputs RES] [--timeout SECONDS] "
-                  "[--trace FILE] [--stats FILE]\n", programName.c_str());
+                  "[--trace FILE] [--stats FILE] [--kernel-stats DIR]\n", programName.c_str());
 }
 
 } // namespace
@@ -535,6 +536,8 @@ int main(int argc, char **argv) {
       traceFile = value();
     else if (a == "--stats")
       statsFile = value();
+    else if (a == "--kernel-stats")
+      kernelStatsDir = value();
     else if (a == "--timeout")
       timeoutSeconds = std::atof(value().c_str());
     else {
@@ -547,6 +550,8 @@ int main(int argc, char **argv) {
   checkMpi(MPI_Comm_rank(MPI_COMM_WORLD, &rank), "MPI_Comm_rank");
   checkMpi(MPI_Comm_size(MPI_COMM_WORLD, &worldSize), "MPI_Comm_size");
   rankc::rt::initBuffers(rank);
+  if (!kernelStatsDir.empty())
+    rankc::rt::enableKernelTiming();
   parseManifest();
 
   checkMpi(MPI_Barrier(MPI_COMM_WORLD), "MPI_Barrier");
@@ -572,6 +577,11 @@ int main(int argc, char **argv) {
     writeTrace();
   if (!statsFile.empty())
     writeStats();
+  if (!kernelStatsDir.empty()) {
+    makeDirs(kernelStatsDir);
+    rankc::rt::writeKernelStats(kernelStatsDir + "/rank" +
+                                std::to_string(rank) + ".json");
+  }
   checkMpi(MPI_Barrier(MPI_COMM_WORLD), "MPI_Barrier");
   MPI_Finalize();
   return 0;

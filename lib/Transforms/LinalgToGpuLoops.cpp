@@ -18,6 +18,7 @@
 #include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/Dialect/SCF/Transforms/Transforms.h"
 #include "mlir/IR/PatternMatch.h"
+#include "mlir/Transforms/GreedyPatternRewriteDriver.h"
 #include "llvm/Support/MathExtras.h"
 
 namespace rankc {
@@ -46,12 +47,17 @@ void parallelLoopsFirst(RewriterBase &rewriter, linalg::GenericOp op) {
 
 /// Tile sizes for a loop over `trips`: from the innermost dimension out,
 /// each takes as many of the block's threads as it has iterations (a power
-/// of two), up to three dimensions; the rest stay 1.
+/// of two), up to three dimensions; the rest stay 1. With two dimensions or
+/// more, the innermost takes at most a warp (32): a warp still reads 128
+/// contiguous bytes, and a square-ish tile lets the threads of a block share
+/// what they read in the L1 cache (a matmul's rows of A and columns of B).
 SmallVector<int64_t> tileSizes(ArrayRef<int64_t> trips, int64_t threads) {
   SmallVector<int64_t> sizes(trips.size(), 1);
   int64_t left = threads;
   for (int i = int(trips.size()) - 1, used = 0; i >= 0 && used < 3; --i) {
     int64_t want = trips[i] > 0 ? int64_t(llvm::PowerOf2Ceil(trips[i])) : left;
+    if (used == 0 && trips.size() > 1)
+      want = std::min<int64_t>(want, 32);
     sizes[i] = std::max<int64_t>(1, std::min(want, left));
     left /= sizes[i];
     ++used;
@@ -76,6 +82,56 @@ void mapLoop(scf::ParallelOp loop, gpu::Processor first) {
     mapping.push_back(gpu::ParallelLoopDimMappingAttr::get(ctx, proc, id, id));
   }
   (void)gpu::setMappingAttr(loop, mapping);
+}
+
+/// A reduction loop loads and stores the element it reduces into at the
+/// same loop-invariant place on every iteration. Keeping it in a register
+/// (an iter_arg) instead, stored once after the loop, saves a global load
+/// and store per iteration; LLVM cannot do it itself, as it cannot prove
+/// that the kernel's buffers do not alias. linalg's semantics can: an
+/// output element is read and written only by its own update, and
+/// bufferization never makes an input share the output's buffer.
+void promoteAccumulators(RewriterBase &rewriter, scf::ForOp loop) {
+  if (loop.getNumRegionIterArgs() != 0)
+    return;
+  for (Operation &op : *loop.getBody()) {
+    auto store = dyn_cast<memref::StoreOp>(op);
+    if (!store || !llvm::all_of(store.getIndices(), [&](Value v) {
+          return loop.isDefinedOutsideOfLoop(v);
+        }))
+      continue;
+    Value memref = store.getMemRef();
+    memref::LoadOp load;
+    bool other = false;
+    for (OpOperand &use : memref.getUses()) {
+      Operation *user = use.getOwner();
+      if (user == store || !loop->isAncestor(user))
+        continue;
+      auto l = dyn_cast<memref::LoadOp>(user);
+      if (!load && l && l->getBlock() == loop.getBody() &&
+          l->isBeforeInBlock(store) && l.getIndices() == store.getIndices())
+        load = l;
+      else
+        other = true;
+    }
+    if (!load || other)
+      continue;
+    rewriter.setInsertionPoint(loop);
+    Value init = memref::LoadOp::create(rewriter, loop.getLoc(), memref,
+                                        store.getIndices());
+    Value stored = store.getValueToStore();
+    auto grown = cast<scf::ForOp>(*loop.replaceWithAdditionalYields(
+        rewriter, ValueRange{init}, /*replaceInitOperandUsesInLoop=*/false,
+        [&](OpBuilder &, Location, ArrayRef<BlockArgument>) {
+          return SmallVector<Value>{stored};
+        }));
+    rewriter.replaceOp(load, grown.getRegionIterArgs().back());
+    rewriter.setInsertionPointAfter(grown);
+    memref::StoreOp::create(rewriter, grown.getLoc(), grown.getResults().back(),
+                            memref, store.getIndices());
+    rewriter.eraseOp(store);
+    return; // one accumulator per loop: what linalg's lowering makes
+  }
 }
 
 /// The static trip counts of a normalized loop (-1 where unknown).
@@ -129,6 +185,18 @@ struct LinalgToGpuLoopsPass
         return signalPassFailure();
       rewriter.eraseOp(op);
     }
+
+    // linalg's lowering indexes through identity affine.apply ops made inside
+    // the loops: fold them, so that loop-invariant indices are seen as such.
+    RewritePatternSet folds(&getContext());
+    affine::AffineApplyOp::getCanonicalizationPatterns(folds, &getContext());
+    if (failed(applyPatternsGreedily(fn, std::move(folds))))
+      return signalPassFailure();
+    // Innermost loops first: a nest of reduction loops promotes outwards.
+    SmallVector<scf::ForOp> fors;
+    fn.walk([&](scf::ForOp loop) { fors.push_back(loop); });
+    for (scf::ForOp loop : fors)
+      promoteAccumulators(rewriter, loop);
 
     // Tile and map every outermost parallel loop: tiles to blocks, the
     // points of a tile to threads.

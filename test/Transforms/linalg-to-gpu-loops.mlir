@@ -28,12 +28,18 @@ func.func @elementwise(%a: memref<1000x4xf32>, %b: memref<1000x4xf32>) {
 }
 
 // A contraction: (i, j) tiled over blocks and threads, k a sequential loop
-// in each thread.
+// in each thread, accumulating in a register: C[i, j] is loaded once before
+// the loop and stored once after it.
 // CHECK-LABEL: func.func @matmul(
 // CHECK: scf.parallel
 // CHECK: scf.parallel
-// CHECK: scf.for %{{.*}} = %{{.*}} to %c32
+// CHECK: %[[INIT:.*]] = memref.load %{{.*}}[%[[I:.*]], %[[J:.*]]] : memref<64x128xf32>
+// CHECK-NEXT: %[[SUM:.*]] = scf.for %{{.*}} = %{{.*}} to %c32 step %{{.*}} iter_args(%[[ACC:.*]] = %[[INIT]]) -> (f32)
 // CHECK: arith.mulf
+// CHECK-NEXT: %[[NEXT:.*]] = arith.addf %[[ACC]]
+// CHECK-NEXT: scf.yield %[[NEXT]]
+// CHECK-NEXT: }
+// CHECK-NEXT: memref.store %[[SUM]], %{{.*}}[%[[I]], %[[J]]] : memref<64x128xf32>
 // CHECK: processor = thread_y
 // CHECK: processor = block_y
 func.func @matmul(%a: memref<64x32xf32>, %b: memref<32x128xf32>, %c: memref<64x128xf32>) {
@@ -63,8 +69,8 @@ func.func @colsum(%a: memref<100x300xf32>, %s: memref<300xf32>) {
 // nothing touches device memory from the host.
 // CHECK-LABEL: func.func @total(
 // CHECK: scf.parallel (%{{.*}}) = (%c0) to (%c1) step (%c1)
-// CHECK-NEXT: arith.constant
-// CHECK: scf.for
+// CHECK: memref.load %{{.*}}[] : memref<f32>
+// CHECK-NEXT: scf.for {{.*}} iter_args
 // CHECK: {mapping = [#gpu.loop_dim_map<processor = block_x, {{.*}}>]}
 // CHECK-NOT: linalg.
 func.func @total(%a: memref<100xf32>, %s: memref<f32>) {

@@ -1,0 +1,60 @@
+#!/usr/bin/env bash
+# The GPU benchmark: generated kernels against the H200's memory bandwidth
+# and against cuBLAS (through PyTorch).
+#   bash bench/gpu/run.sh prepare   here: compiles the DAGs (.device/bench)
+#   bash bench/gpu/run.sh run       on the GPU machine, with MPICH unpacked
+#                                   by scripts/device-gpu-check.sh's bundle
+# With the `device` tool: run(command="bash bench/gpu/run.sh run",
+# carry=[".device"]). Figures go to bench/RESULTS.md by hand.
+set -eu
+ROOT=$(cd "$(dirname "$0")/../.." && pwd)
+cd "$ROOT"
+N=${N:-268435456}          # 2^28 float32: 1 GiB in, 1 GiB out
+SIZES=${SIZES:-"1024 2048 4096 8192"}
+case "${1:-}" in
+  prepare)
+    RANKC=${RANKC:-$ROOT/build/tools/rankc/rankc}
+    rm -rf .device/bench && mkdir -p .device/bench
+    python3 bench/gpu/gen_dags.py .device/bench/dags "$N" $SIZES
+    for d in .device/bench/dags/*.json; do
+      "$RANKC" compile "$d" --target cuda -o ".device/bench/$(basename "$d" .json)"
+    done
+    [ -f .device/mpich.tar.xz ] || { echo "run scripts/device-gpu-check.sh prepare first" >&2; exit 1; }
+    ;;
+  run)
+    MPICH=/tmp/rankc-mpich
+    mkdir -p "$MPICH" && tar -C "$MPICH" -xJf .device/mpich.tar.xz
+    export RANKC_MPIEXEC=$MPICH/bin/mpiexec LD_LIBRARY_PATH=$MPICH/lib UCX_MODULE_DIR=$MPICH/lib/ucx
+    for b in .device/bench/*/launch; do
+      dir=$(dirname "$b")
+      "$b" --outputs "$dir/res" --kernel-stats "$dir/kernels" --stats "$dir/stats.json" > /dev/null
+      # A second run: the first pays for module loading and the JIT-free
+      # cubin load only once, but the figures below are per kernel anyway.
+    done
+    python3 - "$N" $SIZES <<'PY'
+import json, subprocess, sys
+n, sizes = int(sys.argv[1]), [int(m) for m in sys.argv[2:]]
+ref = json.loads(subprocess.check_output([sys.executable, "bench/gpu/torch_reference.py", str(n)] + [str(m) for m in sizes]))
+def kernels(name):
+    return json.load(open(f".device/bench/{name}/kernels/rank0.json"))["kernels"]
+ks = kernels("chain")
+work = max(ks, key=lambda k: k["seconds"])
+gbps = lambda b, s: b / s / 1e9
+print(f"device: {ref['device']}")
+print(f"chain of 8 elementwise ops over {n} f32: {len(ks)} kernel(s); main kernel {work['name']} "
+      f"grid {work['grid']} block {work['block']}: {work['seconds']*1e3:.3f} ms = "
+      f"{gbps(ref['bytes'], work['seconds']):.0f} GB/s (read x + write y)")
+print(f"torch y.copy_(x): {ref['copy_s']*1e3:.3f} ms = {gbps(ref['bytes'], ref['copy_s']):.0f} GB/s; "
+      f"torch.mul(x, 2): {ref['scale_s']*1e3:.3f} ms = {gbps(ref['bytes'], ref['scale_s']):.0f} GB/s")
+for m in sizes:
+    ks = kernels(f"matmul{m}")
+    mm = max(ks, key=lambda k: k["seconds"])
+    flops = 2 * m ** 3
+    t = ref["matmul"][str(m)]
+    print(f"matmul {m}x{m}x{m} f32: generated {mm['seconds']*1e3:.2f} ms = {flops/mm['seconds']/1e12:.2f} TFLOP/s "
+          f"(block {mm['block']}); cuBLAS (torch, no TF32) {t*1e3:.2f} ms = {flops/t/1e12:.2f} TFLOP/s; "
+          f"ratio {t/mm['seconds']:.3f}")
+PY
+    ;;
+  *) echo "usage: run.sh prepare|run" >&2; exit 2 ;;
+esac
