@@ -37,6 +37,11 @@ std::string describeBuffers();
 void enableKernelTiming();
 void writeKernelStats(const std::string &path);
 
+/// Lets MPI move the messages in flight (MPI_Test): called by the CUDA
+/// runtime while the host waits for kernels, so that transfers proceed
+/// during computation instead of only inside rankc_rt_wait.
+void progressCommunication();
+
 /// Prints `error: rank R (program): ...` and ends the whole run: with
 /// MPI_Abort once MPI is up, with exit(1) before (e.g. in a constructor).
 [[noreturn]] void fail(const char *fmt, ...)

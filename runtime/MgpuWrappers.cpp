@@ -10,6 +10,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "CudaDriver.h"
+#include "Buffers.h"
 #include "KernelStats.h"
 
 #include <cstdint>
@@ -66,8 +67,18 @@ CUstream mgpuStreamCreate() {
 
 void mgpuStreamDestroy(CUstream stream) { RANKC_CU(cuStreamDestroy(stream)); }
 
+/// The host waits for a function's kernels here (before it calls the
+/// runtime or returns). It polls rather than blocks: meanwhile MPI moves the
+/// messages in flight, so kernels and communication overlap.
 void mgpuStreamSynchronize(CUstream stream) {
-  RANKC_CU(cuStreamSynchronize(stream));
+  for (;;) {
+    CUresult state = driver().cuStreamQuery(stream);
+    if (state == CUDA_SUCCESS)
+      break;
+    if (state != CUDA_ERROR_NOT_READY)
+      rankc::rt::cuda::check(state, "cuStreamQuery(stream)");
+    rankc::rt::progressCommunication();
+  }
   rankc::rt::kernels::synchronized(stream);
 }
 

@@ -25,6 +25,18 @@ case "${1:-}" in
       "$RANKC" compile .device/bench/stencil.json --target cuda --schedule $sched \
         -o .device/bench/overlap/stencil-$sched
     done
+    # DDP buckets on two GPUs: the exported transformer block step
+    # (bench/ddp_buckets.sh's transformer-large), three bucketings.
+    mkdir -p .device/bench/ddp
+    ${RANKC_TORCH_PYTHON:-/usr/bin/python3} scripts/export_torch.py transformer-large \
+      .device/bench/ddp/step.json --world-size 2
+    "$RANKC" compile .device/bench/ddp/step.json --target cuda -o .device/bench/ddp/ddp \
+      --bucket-cap-mb 4 --first-bucket-cap-mb 1
+    "$RANKC" compile .device/bench/ddp/step.json --target cuda -o .device/bench/ddp/end \
+      --bucket-cap-mb 100000 --first-bucket-cap-mb 100000
+    "$RANKC" compile .device/bench/ddp/step.json --target cuda -o .device/bench/ddp/each \
+      --bucket-cap-mb 0.000001 --first-bucket-cap-mb 0.000001
+    rm .device/bench/ddp/step.json
     [ -f .device/mpich.tar.xz ] || { echo "run scripts/device-gpu-check.sh prepare first" >&2; exit 1; }
     ;;
   run)
@@ -42,6 +54,18 @@ runs = [json.load(open(f'/tmp/stats-$sched-{i}.json')) for i in (1, 2, 3)]
 best = min(runs, key=lambda s: max(r['wall'] for r in s['ranks']))['ranks']
 n = len(best)
 print('stencil 2 ranks on 2 GPUs, $sched: wall %.4f s, compute %.4f s/rank, blocked %.4f s/rank' % (
+    max(r['wall'] for r in best), sum(r['compute'] for r in best) / n, sum(r['blocked'] for r in best) / n))"
+    done
+    for cfg in ddp end each; do
+      for i in 1 2 3; do
+        .device/bench/ddp/$cfg/launch --outputs /tmp/res-ddp --stats /tmp/ddp-$cfg-$i.json > /dev/null
+      done
+      python3 -c "
+import json
+runs = [json.load(open(f'/tmp/ddp-$cfg-{i}.json')) for i in (1, 2, 3)]
+best = min(runs, key=lambda s: max(r['wall'] for r in s['ranks']))['ranks']
+n = len(best)
+print('transformer step, 2 GPUs, buckets $cfg: wall %.4f s, compute %.4f s/rank, blocked %.4f s/rank' % (
     max(r['wall'] for r in best), sum(r['compute'] for r in best) / n, sum(r['blocked'] for r in best) / n))"
     done
     for b in .device/bench/*/launch; do
