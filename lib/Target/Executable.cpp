@@ -228,7 +228,7 @@ LogicalResult writePtx(ModuleOp module, const CudaOptions &cuda,
       return failure();
     for (auto binary : program->getOps<gpu::BinaryOp>())
       for (Attribute a : binary.getObjects())
-        os << "// program " << fn.getName() << " kernel "
+        os << "// program " << fn.getName() << ", gpu.module "
            << binary.getName() << "\n"
            << cast<gpu::ObjectAttr>(a).getObject().getValue() << "\n";
   }

@@ -33,7 +33,7 @@ mlir::LogicalResult writeExecutables(mlir::ModuleOp module,
                                      const BuildOptions &options);
 
 /// `rankc compile --target cuda --emit ptx`: the PTX of every program's
-/// kernels, each headed by `// program NAME kernel MODULE`.
+/// kernels, each module headed by `// program NAME, gpu.module MODULE`.
 mlir::LogicalResult writePtx(mlir::ModuleOp module, const CudaOptions &cuda,
                              llvm::raw_ostream &os);
 
