@@ -17,6 +17,9 @@
 #include "mlir/Dialect/Linalg/Transforms/Transforms.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/Dialect/SCF/Transforms/Transforms.h"
+#include "mlir/Dialect/Vector/IR/VectorOps.h"
+#include "mlir/Dialect/Vector/Transforms/LoweringPatterns.h"
+#include "mlir/Dialect/Vector/Transforms/VectorRewritePatterns.h"
 #include "mlir/IR/PatternMatch.h"
 #include "mlir/Transforms/GreedyPatternRewriteDriver.h"
 #include "llvm/Support/MathExtras.h"
@@ -43,6 +46,64 @@ void parallelLoopsFirst(RewriterBase &rewriter, linalg::GenericOp op) {
     return;
   rewriter.setInsertionPoint(op);
   (void)linalg::interchangeGenericOp(rewriter, op, perm);
+}
+
+/// Elementwise ops whose innermost loop is a static multiple of `width`:
+/// each thread will handle `width` contiguous elements with vector loads
+/// and stores (16 bytes for f32), which keeps enough bytes in flight to
+/// stream from HBM. Scalar accesses (one 4-byte load per thread) cannot.
+bool vectorizable(linalg::GenericOp op, int64_t width) {
+  if (width <= 1 || op.getNumReductionLoops() != 0 || op.getNumLoops() == 0 ||
+      op.hasIndexSemantics())
+    return false;
+  SmallVector<int64_t> ranges = op.getStaticLoopRanges();
+  if (llvm::any_of(ranges, ShapedType::isDynamic) || ranges.back() % width)
+    return false;
+  for (OpOperand &operand : op->getOpOperands()) {
+    Type t = getElementTypeOrSelf(operand.get().getType());
+    if (!t.isIntOrFloat() || t.getIntOrFloatBitWidth() < 8)
+      return false;
+    // The innermost loop must walk each operand's innermost, contiguous
+    // dimension. (An operand broadcast along it, a column or a scalar, would
+    // need a vector broadcast that the NVVM lowering does not take: such
+    // ops stay scalar. Splat constants are no operands: fusion folded them.)
+    auto type = dyn_cast<MemRefType>(operand.get().getType());
+    if (!type || !type.getLayout().isIdentity())
+      return false;
+    AffineMap map = op.getMatchingIndexingMap(&operand);
+    unsigned last = op.getNumLoops() - 1;
+    if (map.getNumResults() == 0 ||
+        map.getResults().back() != getAffineDimExpr(last, op.getContext()))
+      return false;
+  }
+  return true;
+}
+
+/// Tiles `op` by `width` on its innermost loop (an scf.parallel over the
+/// tiles) and vectorizes the tile: transfer reads and writes of
+/// vector<...x width>, then plain vector loads and stores.
+LogicalResult vectorizeElementwise(RewriterBase &rewriter,
+                                   linalg::GenericOp op, int64_t width) {
+  SmallVector<int64_t> sizes(op.getNumLoops(), 1);
+  sizes.back() = width;
+  linalg::LinalgTilingOptions tiling;
+  tiling.setTileSizes(sizes).setLoopType(
+      linalg::LinalgTilingLoopType::ParallelLoops);
+  rewriter.setInsertionPoint(op);
+  FailureOr<linalg::TiledLinalgOp> tiled =
+      linalg::tileLinalgOp(rewriter, op, tiling);
+  if (failed(tiled))
+    return failure();
+  rewriter.eraseOp(op);
+  Operation *tile = tiled->op;
+  rewriter.setInsertionPoint(tile);
+  if (failed(linalg::vectorize(rewriter, tile))) {
+    // Not vectorizable after all: the tile as scalar loops.
+    if (failed(linalg::linalgOpToLoops(rewriter, tiled->op)))
+      return failure();
+  }
+  rewriter.eraseOp(tile);
+  return success();
 }
 
 /// Tile sizes for a loop over `trips`: from the innermost dimension out,
@@ -156,6 +217,7 @@ struct LinalgToGpuLoopsPass
     IRRewriter rewriter(&getContext());
     SmallVector<linalg::LinalgOp> ops;
     fn.walk([&](linalg::LinalgOp op) { ops.push_back(op); });
+    bool vectorized = false;
     for (linalg::LinalgOp op : ops) {
       if (!op.hasPureBufferSemantics()) {
         op->emitError("rankc-linalg-to-gpu-loops expects bufferized linalg ops");
@@ -164,6 +226,12 @@ struct LinalgToGpuLoopsPass
       if (auto generic = dyn_cast<linalg::GenericOp>(op.getOperation())) {
         parallelLoopsFirst(rewriter, generic);
         // interchangeGenericOp updates the op in place.
+        if (vectorizable(generic, vectorWidth)) {
+          if (failed(vectorizeElementwise(rewriter, generic, vectorWidth)))
+            return signalPassFailure();
+          vectorized = true;
+          continue;
+        }
       }
       Location loc = op.getLoc();
       if (op.getNumParallelLoops() == 0) {
@@ -188,10 +256,38 @@ struct LinalgToGpuLoopsPass
 
     // linalg's lowering indexes through identity affine.apply ops made inside
     // the loops: fold them, so that loop-invariant indices are seen as such.
+    // Vector transfers become 1-D vector loads and stores (unit dimensions
+    // dropped, views folded in), which the GPU lowering turns into
+    // ld.global.v4 / st.global.v4.
     RewritePatternSet folds(&getContext());
     affine::AffineApplyOp::getCanonicalizationPatterns(folds, &getContext());
+    if (vectorized) {
+      vector::populateCastAwayVectorLeadingOneDimPatterns(folds);
+      vector::populateVectorTransferDropUnitDimsPatterns(folds);
+      vector::populateVectorTransferLoweringPatterns(folds,
+                                                     /*maxTransferRank=*/1);
+      memref::SubViewOp::getCanonicalizationPatterns(folds, &getContext());
+      vector::TransferReadOp::getCanonicalizationPatterns(folds, &getContext());
+      vector::TransferWriteOp::getCanonicalizationPatterns(folds,
+                                                           &getContext());
+    }
     if (failed(applyPatternsGreedily(fn, std::move(folds))))
       return signalPassFailure();
+    // A vector access is `width` contiguous elements at an index that is a
+    // multiple of `width`, in an identity-layout buffer (which starts where
+    // its allocation does: cuMemAlloc aligns to 256 bytes): so it is aligned
+    // to its own size, and the GPU can move it in one instruction.
+    auto align = [](Operation *op, VectorType type) {
+      int64_t bytes = type.getNumElements() *
+                      type.getElementType().getIntOrFloatBitWidth() / 8;
+      if (llvm::isPowerOf2_64(bytes))
+        op->setAttr("alignment",
+                    IntegerAttr::get(IntegerType::get(op->getContext(), 64),
+                                     bytes));
+    };
+    fn.walk([&](vector::LoadOp op) { align(op, op.getVectorType()); });
+    fn.walk([&](vector::StoreOp op) { align(op, op.getVectorType()); });
+
     // Innermost loops first: a nest of reduction loops promotes outwards.
     SmallVector<scf::ForOp> fors;
     fn.walk([&](scf::ForOp loop) { fors.push_back(loop); });

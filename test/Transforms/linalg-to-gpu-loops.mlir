@@ -1,27 +1,55 @@
 // RUN: rankc-opt %s -rankc-linalg-to-gpu-loops | FileCheck %s
 // RUN: rankc-opt %s -rankc-linalg-to-gpu-loops=threads=64 | FileCheck %s --check-prefix=T64
+// RUN: rankc-opt %s -rankc-linalg-to-gpu-loops=vector-width=1 | FileCheck %s --check-prefix=SCALAR
 
 #id = affine_map<(d0, d1) -> (d0, d1)>
 
-// Tiles to blocks, points to threads: the contiguous dimension (4 wide)
-// takes 4 threads on x, the other 64 on y (256 in all); a guard for the
-// last, partial tile.
+// Elementwise, 4 wide: tiled by 4 on the contiguous dimension and
+// vectorized (one 16-byte vector load and store per thread), then tiles to
+// blocks, points to threads: x takes the single 4-wide column, y 256 rows;
+// a guard for the last, partial tile.
 // CHECK-LABEL: func.func @elementwise(
 // CHECK-DAG: %[[C1000:.*]] = arith.constant 1000 : index
-// CHECK-DAG: %[[C64:.*]] = arith.constant 64 : index
-// CHECK: scf.parallel (%[[BI:.*]], %[[BJ:.*]]) = ({{.*}}) to (%[[C1000]], %{{.*}}) step
-// CHECK: scf.parallel ({{.*}}) = ({{.*}}) to ({{.*}}) step
+// CHECK: scf.parallel (%{{.*}}, %{{.*}}) = ({{.*}}) to (%[[C1000]], %{{.*}}) step
+// CHECK: scf.parallel ({{.*}}) = ({{.*}}) to ({{.*}}) step (%{{.*}}, %c4)
 // CHECK: scf.if
-// CHECK: math.exp
+// CHECK: %[[V:.*]] = vector.load %{{.*}}[%{{.*}}] {alignment = 16 : i64} : memref<4xf32, {{.*}}>, vector<4xf32>
+// CHECK-NEXT: %[[E:.*]] = math.exp %[[V]] : vector<4xf32>
+// CHECK: vector.store %[[E]], %{{.*}}[%{{.*}}] {alignment = 16 : i64}
 // CHECK: {mapping = [#gpu.loop_dim_map<processor = thread_y, {{.*}}>, #gpu.loop_dim_map<processor = thread_x, {{.*}}>]}
 // CHECK: {mapping = [#gpu.loop_dim_map<processor = block_y, {{.*}}>, #gpu.loop_dim_map<processor = block_x, {{.*}}>]}
 // T64-LABEL: func.func @elementwise(
-// T64: arith.constant 16 : index
+// T64: arith.constant 64 : index
+// Scalar (vector-width=1): the contiguous dimension (4 wide) takes 4
+// threads on x, the other 64 on y.
+// SCALAR-LABEL: func.func @elementwise(
+// SCALAR-DAG: %[[C64:.*]] = arith.constant 64 : index
+// SCALAR: scf.parallel
+// SCALAR: scf.parallel
+// SCALAR: scf.if
+// SCALAR: memref.load
+// SCALAR: math.exp %{{.*}} : f32
+// SCALAR: memref.store
+// SCALAR-NOT: vector.
 func.func @elementwise(%a: memref<1000x4xf32>, %b: memref<1000x4xf32>) {
   linalg.generic {indexing_maps = [#id, #id], iterator_types = ["parallel", "parallel"]}
       ins(%a : memref<1000x4xf32>) outs(%b : memref<1000x4xf32>) {
   ^bb0(%x: f32, %y: f32):
     %e = math.exp %x : f32
+    linalg.yield %e : f32
+  }
+  return
+}
+
+// An innermost dimension that is not a multiple of 4: scalar, 1 per thread.
+// CHECK-LABEL: func.func @odd(
+// CHECK-NOT: vector.
+// CHECK: math.sqrt %{{.*}} : f32
+func.func @odd(%a: memref<10x7xf32>, %b: memref<10x7xf32>) {
+  linalg.generic {indexing_maps = [#id, #id], iterator_types = ["parallel", "parallel"]}
+      ins(%a : memref<10x7xf32>) outs(%b : memref<10x7xf32>) {
+  ^bb0(%x: f32, %y: f32):
+    %e = math.sqrt %x : f32
     linalg.yield %e : f32
   }
   return
