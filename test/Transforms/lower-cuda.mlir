@@ -1,0 +1,59 @@
+// RUN: rankc-opt %s -rankc-lower-cuda="format=isa" | FileCheck %s
+// RUN: rankc-opt %s -rankc-lower-cuda="format=isa chip=sm_80" | FileCheck %s --check-prefix=SM80
+
+// The whole CUDA lowering of one program (`rankc compile --target cuda`
+// runs it per program): the schedule stays host code calling the runtime;
+// the part's computation becomes two kernels (exp is sent as well as
+// squared, so the two ops do not fuse) in the program's single gpu.module,
+// serialized here as PTX (format=isa; executables embed a fatbin).
+module attributes {comm.world_size = 1 : i64, comm.partitioned} {
+  func.func @rank0(%x: tensor<1024xf32> {comm.input = "x"}) -> (tensor<1024xf32> {comm.outputs = ["y"]})
+      attributes {comm.ranks = array<i64: 0>} {
+    %t, %u = call @rank0_part0(%x) : (tensor<1024xf32>) -> (tensor<1024xf32>, tensor<1024xf32>)
+    comm.send %t to rank 0 tag 3 {mpi_tag = 0 : i32} : tensor<1024xf32>
+    %r = comm.recv from rank 0 tag 3 {mpi_tag = 0 : i32} : tensor<1024xf32>
+    return %u : tensor<1024xf32>
+  }
+  func.func private @rank0_part0(%x: tensor<1024xf32>) -> (tensor<1024xf32>, tensor<1024xf32>) attributes {comm.part_of = "rank0"} {
+    %e = tensor.empty() : tensor<1024xf32>
+    %t = linalg.generic {indexing_maps = [affine_map<(d0) -> (d0)>, affine_map<(d0) -> (d0)>],
+                         iterator_types = ["parallel"]}
+        ins(%x : tensor<1024xf32>) outs(%e : tensor<1024xf32>) {
+    ^bb0(%a: f32, %b: f32):
+      %y = math.exp %a : f32
+      linalg.yield %y : f32
+    } -> tensor<1024xf32>
+    %u = linalg.generic {indexing_maps = [affine_map<(d0) -> (d0)>, affine_map<(d0) -> (d0)>],
+                         iterator_types = ["parallel"]}
+        ins(%t : tensor<1024xf32>) outs(%e : tensor<1024xf32>) {
+    ^bb0(%a: f32, %b: f32):
+      %y = arith.mulf %a, %a : f32
+      linalg.yield %y : f32
+    } -> tensor<1024xf32>
+    return %t, %u : tensor<1024xf32>, tensor<1024xf32>
+  }
+}
+
+// CHECK-LABEL: llvm.func @rank0(
+// CHECK: llvm.call @rankc_rt_irecv(
+// CHECK: llvm.call @rankc_rt_part_begin(
+// CHECK: llvm.call @rank0_part0(
+// CHECK: llvm.call @rankc_rt_part_end(
+// CHECK: llvm.call @rankc_rt_isend(
+// CHECK: llvm.call @rankc_rt_wait(
+// CHECK-LABEL: llvm.func @rank0_part0(
+// CHECK: llvm.call @mgpuStreamCreate()
+// CHECK: llvm.call @mgpuMemAlloc(
+// CHECK: gpu.launch_func <%[[S:.*]] : !llvm.ptr> @rankc_kernels::@rank0_part0_kernel blocks in
+// CHECK: gpu.launch_func <%[[S]] : !llvm.ptr> @rankc_kernels::@rank0_part0_kernel_0 blocks in
+// CHECK: llvm.call @mgpuStreamSynchronize(%[[S]])
+// CHECK: gpu.binary @rankc_kernels [#gpu.object<#nvvm.target<O = 3, chip = "sm_90", features = "+ptx80">, {{.*}}.version 8.0
+// CHECK-SAME: .target sm_90
+// CHECK-SAME: .entry rank0_part0_kernel(
+// CHECK-SAME: ld.global.v4.b32
+// CHECK-SAME: ex2.approx
+// CHECK-SAME: st.global.v4.b32
+// CHECK-SAME: .entry rank0_part0_kernel_0(
+// CHECK-SAME: mul.rn.f32
+// CHECK: llvm.func @rankc_entry()
+// SM80: gpu.binary @rankc_kernels [#gpu.object<#nvvm.target<O = 3, chip = "sm_80", features = "+ptx80">
