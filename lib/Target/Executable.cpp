@@ -215,7 +215,7 @@ void buildLowering(PassManager &pm, const BuildOptions &options) {
 }
 
 LogicalResult writePtx(ModuleOp module, const CudaOptions &cuda,
-                       llvm::raw_ostream &os) {
+                       llvm::raw_ostream &os, TimingScope &timing) {
   CudaOptions isa = cuda;
   isa.format = "isa";
   for (auto fn : module.getOps<func::FuncOp>()) {
@@ -223,6 +223,8 @@ LogicalResult writePtx(ModuleOp module, const CudaOptions &cuda,
       continue;
     OwningOpRef<ModuleOp> program = extractProgram(module, fn.getName());
     PassManager pm(module.getContext());
+    TimingScope t = timing.nest("lower " + fn.getName().str());
+    pm.enableTiming(t);
     buildCudaLoweringPipeline(pm, isa);
     if (failed(pm.run(*program)))
       return failure();
@@ -255,6 +257,7 @@ LogicalResult writeExecutables(ModuleOp module, StringRef out,
     TimingScope t = timing.nest("build " + name);
     OwningOpRef<ModuleOp> program = extractProgram(module, name);
     PassManager pm(ctx);
+    pm.enableTiming(t);
     buildLowering(pm, options);
     if (failed(pm.run(*program)))
       return failure();

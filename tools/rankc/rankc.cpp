@@ -292,7 +292,7 @@ int main(int argc, char **argv) {
     }
     if (o.emit == "ptx")
       return writeOutput(o, [&](llvm::raw_ostream &os) {
-        return rankc::writePtx(*module, cuda, os);
+        return rankc::writePtx(*module, cuda, os, timing);
       });
     if (!rankc::cudaAvailable()) {
       llvm::errs() << "error: " << o.input

@@ -35,7 +35,7 @@ mlir::LogicalResult writeExecutables(mlir::ModuleOp module,
 /// `rankc compile --target cuda --emit ptx`: the PTX of every program's
 /// kernels, each module headed by `// program NAME, gpu.module MODULE`.
 mlir::LogicalResult writePtx(mlir::ModuleOp module, const CudaOptions &cuda,
-                             llvm::raw_ostream &os);
+                             llvm::raw_ostream &os, mlir::TimingScope &timing);
 
 /// Whether this build of rankc can link CUDA programs.
 bool cudaAvailable();
