@@ -51,6 +51,10 @@ void mgpuLaunchKernel(CUfunction function, intptr_t gridX, intptr_t gridY,
                       intptr_t gridZ, intptr_t blockX, intptr_t blockY,
                       intptr_t blockZ, int32_t smem, CUstream stream,
                       void **params, void **extra, size_t /*paramsCount*/) {
+  // A loop over an empty tensor (a zero-size slice) launches nothing: CUDA
+  // would reject a grid with a zero dimension.
+  if (!gridX || !gridY || !gridZ || !blockX || !blockY || !blockZ)
+    return;
   const intptr_t grid[3] = {gridX, gridY, gridZ},
                  block[3] = {blockX, blockY, blockZ};
   CUevent end = rankc::rt::kernels::beforeLaunch(function, stream, grid, block);

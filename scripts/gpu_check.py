@@ -41,6 +41,26 @@ def dags(work):
         out.append(("ops-" + test, os.path.join(split, test, member)))
     out.append(("dp-mlp", os.path.join(ROOT, "test", "DataParallel", "Inputs",
                                        "torch2.11-mlp.json")))
+    # Edge cases: an empty slice (kernels over nothing), 0-d values, a sum
+    # to a scalar (one-thread kernel), odd sizes (no vector path), an
+    # allreduce of f16 on 2 ranks.
+    edge = {"world_size": 2, "programs": [{"ranks": "all", "nodes": [
+        {"id": "x", "op": "input", "shape": [4, 8], "dtype": "f32"},
+        {"id": "h", "op": "input", "shape": [5, 3], "dtype": "f16"},
+        {"id": "empty", "op": "slice", "args": ["x"], "begin": [0, 2], "end": [4, 2],
+         "step": [1, 1]},
+        {"id": "e", "op": "exp", "args": ["empty"]},
+        {"id": "t", "op": "sum", "args": ["x"]},
+        {"id": "m", "op": "max", "args": ["x"], "axes": [0]},
+        {"id": "odd", "op": "tanh", "args": ["h"]},
+        {"id": "r", "op": "allreduce", "args": ["odd"], "reduce": "sum", "tag": "g"},
+        {"id": "col", "op": "slice", "args": ["x"], "begin": [0, 1], "end": [4, 8],
+         "step": [2, 3]}],
+        "outputs": {"e": "e", "t": "t", "m": "m", "r": "r", "col": "col"}}]}
+    path = os.path.join(work, "edge.json")
+    with open(path, "w") as f:
+        json.dump(edge, f)
+    out.append(("edge-cases", path))
     sys.path.insert(0, os.path.join(ROOT, "test", "Random"))
     import random_dags
     rng = random.Random(6)
