@@ -40,24 +40,29 @@ struct AllocToGpu : OpRewritePattern<memref::AllocOp> {
 };
 
 /// A constant's host global, copied once into a device buffer where it is
-/// taken: kernels then read device memory only.
+/// taken: kernels then read device memory only. Matches while some use of
+/// the global is not already such a copy.
 struct GlobalToGpu : OpRewritePattern<memref::GetGlobalOp> {
   using OpRewritePattern::OpRewritePattern;
+  static bool copiedToDevice(OpOperand &use) {
+    auto copy = dyn_cast<gpu::MemcpyOp>(use.getOwner());
+    return copy && copy.getSrc() == use.get();
+  }
   LogicalResult matchAndRewrite(memref::GetGlobalOp op,
                                 PatternRewriter &rewriter) const override {
-    if (!onHost(op) || op->hasAttr("rankc.host"))
+    if (!onHost(op) || llvm::all_of(op->getUses(), copiedToDevice))
       return failure();
     Location loc = op.getLoc();
-    auto host = memref::GetGlobalOp::create(rewriter, loc, op.getType(),
-                                            op.getName());
-    host->setAttr("rankc.host", rewriter.getUnitAttr());
+    rewriter.setInsertionPointAfter(op);
     Value device = gpu::AllocOp::create(rewriter, loc, op.getType(), Type(),
                                         ValueRange(), ValueRange(), ValueRange(),
                                         false)
                        .getMemref();
-    gpu::MemcpyOp::create(rewriter, loc, TypeRange(), ValueRange(), device,
-                          host);
-    rewriter.replaceOp(op, device);
+    auto copy = gpu::MemcpyOp::create(rewriter, loc, TypeRange(), ValueRange(),
+                                      device, op.getResult());
+    rewriter.replaceUsesWithIf(op.getResult(), device, [&](OpOperand &use) {
+      return use.getOwner() != copy;
+    });
     return success();
   }
 };
@@ -92,9 +97,6 @@ struct GpuDeviceBuffersPass
     patterns.add<AllocToGpu, GlobalToGpu, CopyToGpu>(&getContext());
     if (failed(applyPatternsGreedily(getOperation(), std::move(patterns))))
       signalPassFailure();
-    getOperation().walk([](memref::GetGlobalOp op) {
-      op->removeAttr("rankc.host");
-    });
   }
 };
 
