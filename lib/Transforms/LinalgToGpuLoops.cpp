@@ -17,6 +17,7 @@
 #include "mlir/Dialect/Linalg/Transforms/Transforms.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/Dialect/SCF/Transforms/Transforms.h"
+#include "mlir/Dialect/SCF/Utils/Utils.h"
 #include "mlir/Dialect/Vector/IR/VectorOps.h"
 #include "mlir/Dialect/Vector/Transforms/LoweringPatterns.h"
 #include "mlir/Dialect/Vector/Transforms/VectorRewritePatterns.h"
@@ -106,6 +107,86 @@ LogicalResult vectorizeElementwise(RewriterBase &rewriter,
   return success();
 }
 
+/// A contraction (parallel and reduction loops, static sizes) whose two
+/// innermost parallel loops are multiples of `block`.
+bool registerBlockable(linalg::LinalgOp op, int64_t block) {
+  if (block <= 1 || op.getNumReductionLoops() == 0 ||
+      op.getNumParallelLoops() < 2 || op.hasIndexSemantics())
+    return false;
+  SmallVector<int64_t> ranges = op.getStaticLoopRanges();
+  if (llvm::any_of(ranges, ShapedType::isDynamic))
+    return false;
+  SmallVector<unsigned> parallel;
+  for (auto [i, it] : llvm::enumerate(op.getIteratorTypesArray()))
+    if (linalg::isParallelIterator(it))
+      parallel.push_back(i);
+  // Parallel loops first (parallelLoopsFirst ran), so the last two parallel
+  // loops are dimensions n-2 and n-1 of the parallel prefix.
+  unsigned np = parallel.size();
+  if (parallel.back() != np - 1)
+    return false;
+  return ranges[np - 1] % block == 0 && ranges[np - 2] % block == 0;
+}
+
+/// Register blocking of a contraction: each thread computes a block x block
+/// tile of the output. The op is tiled by (block, block) on its two
+/// innermost parallel loops (linalg tiling: an scf.parallel over tiles),
+/// the tile is generalized and interchanged so its reduction loops are
+/// outermost, lowered to loops, and the tile's own loops fully unrolled:
+/// per reduction step, `block` loads of each input feed block^2
+/// multiply-adds whose accumulators promoteAccumulators() then keeps in
+/// registers.
+LogicalResult registerBlock(RewriterBase &rewriter, linalg::LinalgOp op,
+                            int64_t block) {
+  unsigned np = op.getNumParallelLoops(), n = op.getNumLoops();
+  SmallVector<int64_t> sizes(n, 0);
+  for (unsigned i = 0; i < np; ++i)
+    sizes[i] = 1;
+  sizes[np - 1] = sizes[np - 2] = block;
+  linalg::LinalgTilingOptions tiling;
+  tiling.setTileSizes(sizes).setLoopType(
+      linalg::LinalgTilingLoopType::ParallelLoops);
+  rewriter.setInsertionPoint(op);
+  FailureOr<linalg::TiledLinalgOp> tiled =
+      linalg::tileLinalgOp(rewriter, op, tiling);
+  if (failed(tiled))
+    return failure();
+  rewriter.eraseOp(op);
+  linalg::LinalgOp tile = tiled->op;
+  linalg::GenericOp generic = dyn_cast<linalg::GenericOp>(tile.getOperation());
+  if (!generic) {
+    rewriter.setInsertionPoint(tile);
+    FailureOr<linalg::GenericOp> g = linalg::generalizeNamedOp(rewriter, tile);
+    if (failed(g))
+      return failure();
+    generic = *g;
+  }
+  // Reductions outermost, then the tile's parallel loops.
+  SmallVector<unsigned> perm;
+  for (unsigned i = np; i < n; ++i)
+    perm.push_back(i);
+  for (unsigned i = 0; i < np; ++i)
+    perm.push_back(i);
+  rewriter.setInsertionPoint(generic);
+  FailureOr<linalg::GenericOp> swapped =
+      linalg::interchangeGenericOp(rewriter, generic, perm);
+  if (failed(swapped))
+    return failure();
+  rewriter.setInsertionPoint(*swapped);
+  FailureOr<linalg::LinalgLoops> loops =
+      linalg::linalgOpToLoops(rewriter, *swapped);
+  if (failed(loops))
+    return failure();
+  rewriter.eraseOp(*swapped);
+  // The tile's loops (innermost first) unrolled: constant trips of 1 or
+  // `block`.
+  for (Operation *loop : llvm::reverse(
+           ArrayRef<Operation *>(*loops).drop_front(n - np)))
+    if (failed(loopUnrollFull(cast<scf::ForOp>(loop))))
+      return failure();
+  return success();
+}
+
 /// Tile sizes for a loop over `trips`: from the innermost dimension out,
 /// each takes as many of the block's threads as it has iterations (a power
 /// of two), up to three dimensions; the rest stay 1. With two dimensions or
@@ -152,8 +233,9 @@ void mapLoop(scf::ParallelOp loop, gpu::Processor first) {
 /// that the kernel's buffers do not alias. linalg's semantics can: an
 /// output element is read and written only by its own update, and
 /// bufferization never makes an input share the output's buffer.
-void promoteAccumulators(RewriterBase &rewriter, scf::ForOp loop) {
-  if (loop.getNumRegionIterArgs() != 0)
+void promoteAccumulators(RewriterBase &rewriter, scf::ForOp loop,
+                         bool first = true) {
+  if (first && loop.getNumRegionIterArgs() != 0)
     return;
   for (Operation &op : *loop.getBody()) {
     auto store = dyn_cast<memref::StoreOp>(op);
@@ -164,6 +246,17 @@ void promoteAccumulators(RewriterBase &rewriter, scf::ForOp loop) {
     Value memref = store.getMemRef();
     memref::LoadOp load;
     bool other = false;
+    // Other accesses to the buffer in the loop are fine when they are
+    // provably elsewhere (a register-blocked tile: constant, distinct
+    // indices); anything else might alias the accumulator.
+    auto disjoint = [&](ValueRange indices) {
+      for (auto [a, b] : llvm::zip(indices, store.getIndices())) {
+        auto ca = getConstantIntValue(a), cb = getConstantIntValue(b);
+        if (ca && cb && *ca != *cb)
+          return true;
+      }
+      return false;
+    };
     for (OpOperand &use : memref.getUses()) {
       Operation *user = use.getOwner();
       if (user == store || !loop->isAncestor(user))
@@ -172,6 +265,11 @@ void promoteAccumulators(RewriterBase &rewriter, scf::ForOp loop) {
       if (!load && l && l->getBlock() == loop.getBody() &&
           l->isBeforeInBlock(store) && l.getIndices() == store.getIndices())
         load = l;
+      else if (l && disjoint(l.getIndices()))
+        continue;
+      else if (auto s = dyn_cast<memref::StoreOp>(user);
+               s && s.getMemRef() == memref && disjoint(s.getIndices()))
+        continue;
       else
         other = true;
     }
@@ -191,7 +289,8 @@ void promoteAccumulators(RewriterBase &rewriter, scf::ForOp loop) {
     memref::StoreOp::create(rewriter, grown.getLoc(), grown.getResults().back(),
                             memref, store.getIndices());
     rewriter.eraseOp(store);
-    return; // one accumulator per loop: what linalg's lowering makes
+    // The loop was replaced: look for the next accumulator in the new one.
+    return promoteAccumulators(rewriter, grown, /*first=*/false);
   }
 }
 
@@ -223,9 +322,14 @@ struct LinalgToGpuLoopsPass
         op->emitError("rankc-linalg-to-gpu-loops expects bufferized linalg ops");
         return signalPassFailure();
       }
+      if (auto generic = dyn_cast<linalg::GenericOp>(op.getOperation()))
+        parallelLoopsFirst(rewriter, generic); // in place
+      if (registerBlockable(op, registerBlockSize)) {
+        if (failed(registerBlock(rewriter, op, registerBlockSize)))
+          return signalPassFailure();
+        continue;
+      }
       if (auto generic = dyn_cast<linalg::GenericOp>(op.getOperation())) {
-        parallelLoopsFirst(rewriter, generic);
-        // interchangeGenericOp updates the op in place.
         if (vectorizable(generic, vectorWidth)) {
           if (failed(vectorizeElementwise(rewriter, generic, vectorWidth)))
             return signalPassFailure();

@@ -1,6 +1,6 @@
 // RUN: rankc-opt %s -rankc-linalg-to-gpu-loops | FileCheck %s
 // RUN: rankc-opt %s -rankc-linalg-to-gpu-loops=threads=64 | FileCheck %s --check-prefix=T64
-// RUN: rankc-opt %s -rankc-linalg-to-gpu-loops=vector-width=1 | FileCheck %s --check-prefix=SCALAR
+// RUN: rankc-opt %s -rankc-linalg-to-gpu-loops="vector-width=1 register-block=1" | FileCheck %s --check-prefix=SCALAR
 
 #id = affine_map<(d0, d1) -> (d0, d1)>
 
@@ -55,21 +55,33 @@ func.func @odd(%a: memref<10x7xf32>, %b: memref<10x7xf32>) {
   return
 }
 
-// A contraction: (i, j) tiled over blocks and threads, k a sequential loop
-// in each thread, accumulating in a register: C[i, j] is loaded once before
-// the loop and stored once after it.
+// A contraction, register-blocked: each thread computes a 4x4 tile of C
+// (tiles of 4x4 over blocks of 8x32 threads), loading its 16 accumulators
+// before the k loop, carrying them in registers, storing them after.
 // CHECK-LABEL: func.func @matmul(
 // CHECK: scf.parallel
-// CHECK: scf.parallel
-// CHECK: %[[INIT:.*]] = memref.load %{{.*}}[%[[I:.*]], %[[J:.*]]] : memref<64x128xf32>
-// CHECK-NEXT: %[[SUM:.*]] = scf.for %{{.*}} = %{{.*}} to %c32 step %{{.*}} iter_args(%[[ACC:.*]] = %[[INIT]]) -> (f32)
-// CHECK: arith.mulf
-// CHECK-NEXT: %[[NEXT:.*]] = arith.addf %[[ACC]]
-// CHECK-NEXT: scf.yield %[[NEXT]]
-// CHECK-NEXT: }
-// CHECK-NEXT: memref.store %[[SUM]], %{{.*}}[%[[I]], %[[J]]] : memref<64x128xf32>
-// CHECK: processor = thread_y
-// CHECK: processor = block_y
+// CHECK: scf.parallel ({{.*}}) = ({{.*}}) to ({{.*}}) step (%c4, %c4)
+// CHECK: %[[C:.*]] = memref.subview %{{.*}}[%{{.*}}, %{{.*}}] [4, 4] [1, 1]
+// CHECK-COUNT-16: memref.load %[[C]]
+// CHECK-NEXT: %[[SUMS:.*]]:16 = scf.for %{{.*}} = %{{.*}} to %c32 step %{{.*}} iter_args(
+// CHECK-NOT: memref.store
+// CHECK: scf.yield
+// CHECK-COUNT-16: memref.store %[[SUMS]]#{{[0-9]+}}, %[[C]]
+// Without register blocking: (i, j) tiled over blocks and threads, k a
+// sequential loop in each thread, accumulating in a register: C[i, j] is
+// loaded once before the loop and stored once after it.
+// SCALAR-LABEL: func.func @matmul(
+// SCALAR: scf.parallel
+// SCALAR: scf.parallel
+// SCALAR: %[[INIT:.*]] = memref.load %{{.*}}[%[[I:.*]], %[[J:.*]]] : memref<64x128xf32>
+// SCALAR-NEXT: %[[SUM:.*]] = scf.for %{{.*}} = %{{.*}} to %c32 step %{{.*}} iter_args(%[[ACC:.*]] = %[[INIT]]) -> (f32)
+// SCALAR: arith.mulf
+// SCALAR-NEXT: %[[NEXT:.*]] = arith.addf %[[ACC]]
+// SCALAR-NEXT: scf.yield %[[NEXT]]
+// SCALAR-NEXT: }
+// SCALAR-NEXT: memref.store %[[SUM]], %{{.*}}[%[[I]], %[[J]]] : memref<64x128xf32>
+// SCALAR: processor = thread_y
+// SCALAR: processor = block_y
 func.func @matmul(%a: memref<64x32xf32>, %b: memref<32x128xf32>, %c: memref<64x128xf32>) {
   linalg.matmul ins(%a, %b : memref<64x32xf32>, memref<32x128xf32>) outs(%c : memref<64x128xf32>)
   return

@@ -147,6 +147,12 @@ def RankcLinalgToGpuLoops : Pass<"rankc-linalg-to-gpu-loops", "mlir::func::FuncO
       innermost (contiguous) dimension on thread x so that accesses coalesce;
     - an op without parallel loops (a reduction to a scalar, a 0-d op) runs
       in a loop of one iteration, as one thread: nothing stays on the host;
+    - a contraction whose two innermost parallel loops are static multiples
+      of `register-block` (N) is tiled by N x N (linalg tiling), the tile
+      generalized and interchanged (reductions outermost), lowered to loops
+      and its N x N loops unrolled: each thread computes an N x N block of
+      the output, N loads of each input feeding N^2 multiply-adds per
+      reduction step, with the accumulators in registers;
     - an elementwise `linalg.generic` whose innermost loop is a static
       multiple of `vector-width` is tiled by it (linalg tiling) and the tile
       vectorized (linalg vectorization, then vector loads and stores): each
@@ -158,6 +164,9 @@ def RankcLinalgToGpuLoops : Pass<"rankc-linalg-to-gpu-loops", "mlir::func::FuncO
   let options = [
     Option<"threads", "threads", "int64_t", /*default=*/"256",
            "Threads per block (the product of the tile sizes)">,
+    Option<"registerBlockSize", "register-block", "int64_t", /*default=*/"4",
+           "Output tile (N x N) of a contraction computed by each thread, "
+           "its accumulators in registers (1: one element per thread)">,
     Option<"vectorWidth", "vector-width", "int64_t", /*default=*/"4",
            "Elements per thread of elementwise ops, as vector loads and "
            "stores (1: scalar)">,
