@@ -6,6 +6,10 @@ comparable cost.
       2-D heat equation, rows split over RANKS (SPMD, periodic): each step
       sends its first and last rows to its neighbours and updates its
       interior, which needs no halo, WORK extra tanh passes deep.
+  gen_overlap.py heat RANKS ROWS COLS WORK DTYPE OUT.json
+      One step of the same stencil as a time-stepping program (version 2):
+      the new field is carried into the next step as `state`, and the total
+      heat is an allreduce output. Run it with launch --steps N.
   gen_overlap.py pipeline RANKS MICROBATCHES BATCH WIDTH OUT.json
       A ring pipeline: rank 0 feeds MICROBATCHES [BATCH, WIDTH] blocks
       through one tanh(x @ W) stage per rank and back to rank 0."""
@@ -13,10 +17,10 @@ import json
 import sys
 
 
-def stencil(ranks, rows, cols, steps, work):
-    n = [{"id": "u0", "op": "input", "shape": [rows, cols], "dtype": "f32"},
-         {"id": "k", "op": "constant", "value": 0.1, "dtype": "f32"},
-         {"id": "two", "op": "constant", "value": 2.0, "dtype": "f32"}]
+def stencil(ranks, rows, cols, steps, work, dtype="f32"):
+    n = [{"id": "u0", "op": "input", "shape": [rows, cols], "dtype": dtype},
+         {"id": "k", "op": "constant", "value": 0.1, "dtype": dtype},
+         {"id": "two", "op": "constant", "value": 2.0, "dtype": dtype}]
     u = "u0"
 
     def sl(id_, src, b, e):
@@ -37,8 +41,8 @@ def stencil(ranks, rows, cols, steps, work):
         sl(p + "bot", u, rows - 1, rows)
         n += [{"id": p + "send_up", "op": "send", "args": [p + "top"], "dest": {"offset": -1}, "tag": f"up{s}"},
               {"id": p + "send_down", "op": "send", "args": [p + "bot"], "dest": {"offset": 1}, "tag": f"down{s}"},
-              {"id": p + "halo_up", "op": "recv", "src": {"offset": -1}, "tag": f"down{s}", "shape": [1, cols], "dtype": "f32"},
-              {"id": p + "halo_down", "op": "recv", "src": {"offset": 1}, "tag": f"up{s}", "shape": [1, cols], "dtype": "f32"}]
+              {"id": p + "halo_up", "op": "recv", "src": {"offset": -1}, "tag": f"down{s}", "shape": [1, cols], "dtype": dtype},
+              {"id": p + "halo_down", "op": "recv", "src": {"offset": 1}, "tag": f"up{s}", "shape": [1, cols], "dtype": dtype}]
         sl(p + "imid", u, 1, rows - 1)
         sl(p + "iup", u, 0, rows - 2)
         sl(p + "idown", u, 2, rows)
@@ -54,6 +58,17 @@ def stencil(ranks, rows, cols, steps, work):
         u = p + "u"
     return {"format": "rankc-dag", "version": 1, "world_size": ranks,
             "programs": [{"ranks": "all", "nodes": n, "outputs": {"u": u}}]}
+
+
+def heat(ranks, rows, cols, work, dtype):
+    doc = stencil(ranks, rows, cols, 1, work, dtype)
+    prog = doc["programs"][0]
+    prog["nodes"] += [{"id": "local", "op": "sum", "args": [prog["outputs"]["u"]]},
+                      {"id": "total", "op": "allreduce", "args": ["local"], "reduce": "sum", "tag": "total"}]
+    prog["outputs"]["total"] = "total"
+    prog["state"] = {"u0": "u"}
+    doc["version"] = 2
+    return doc
 
 
 def pipeline(ranks, micro, batch, width):
@@ -84,5 +99,10 @@ def pipeline(ranks, micro, batch, width):
 
 if __name__ == "__main__":
     kind, args = sys.argv[1], sys.argv[2:]
-    doc = stencil(*map(int, args[:5])) if kind == "stencil" else pipeline(*map(int, args[:4]))
-    json.dump(doc, open(args[-1], "w"))
+    if kind == "stencil":
+        doc = stencil(*map(int, args[:5]))
+    elif kind == "heat":
+        doc = heat(*map(int, args[:4]), args[4])
+    else:
+        doc = pipeline(*map(int, args[:4]))
+    json.dump(doc, open(args[-1], "w"), indent=1)

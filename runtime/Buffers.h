@@ -16,6 +16,8 @@
 
 namespace rankc::rt {
 
+struct StepArenas;
+
 /// Called once MPI is up: picks the device, detects CUDA-aware MPI.
 void initBuffers(int rank);
 /// True when generated code's buffers are not host memory.
@@ -28,6 +30,14 @@ void freeStaging(void *host);
 /// Copies between a generated buffer and host memory (synchronous).
 void copyToHost(void *host, const void *buffer, size_t bytes);
 void copyFromHost(void *buffer, const void *host, size_t bytes);
+/// Buffers that live as long as the program (inputs, optimizer state), in
+/// the memory generated code uses; zeroed.
+void *allocBuffer(size_t bytes);
+void freeBuffer(void *buffer);
+/// The arenas that generated code's own allocations come from (Arena.h).
+StepArenas &programArenas();
+/// Bytes of buffer memory held now (inputs and arenas), for --stats.
+size_t bufferBytesHeld();
 /// One line for --stats: where the buffers are.
 std::string describeBuffers();
 

@@ -8,6 +8,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "Arena.h"
 #include "Buffers.h"
 #include "CudaDriver.h"
 
@@ -20,7 +21,45 @@ namespace rankc::rt {
 
 namespace {
 bool cudaAwareMpi = false;
+size_t held = 0; // by allocBuffer
+
+void *deviceAlloc(size_t bytes) {
+  CUdeviceptr p = 0;
+  CUresult r = cuda::driver().cuMemAlloc(&p, bytes ? bytes : 1);
+  if (r == CUDA_ERROR_OUT_OF_MEMORY)
+    return nullptr; // the arena reports it with the size it needed
+  cuda::check(r, "cuMemAlloc");
+  return reinterpret_cast<void *>(p);
+}
+void deviceFree(void *p) {
+  if (p)
+    RANKC_CU(cuMemFree(CUdeviceptr(p)));
+}
+void deviceCopy(void *dst, const void *src, size_t bytes) {
+  if (bytes)
+    RANKC_CU(cuMemcpy(CUdeviceptr(dst), CUdeviceptr(src), bytes));
+}
 } // namespace
+
+void *allocBuffer(size_t bytes) {
+  void *p = deviceAlloc(bytes);
+  if (!p)
+    fail("out of GPU memory: could not allocate %zu bytes", bytes);
+  RANKC_CU(cuMemsetD8(CUdeviceptr(p), 0, bytes ? bytes : 1));
+  held += bytes;
+  return p;
+}
+void freeBuffer(void *buffer) { deviceFree(buffer); }
+// Device memory for the generated code's gpu.alloc: a caching allocator in
+// effect, since a step's buffers are carved from blocks kept across steps.
+StepArenas &programArenas() {
+  static StepArenas arenas(deviceAlloc, deviceFree, deviceCopy);
+  return arenas;
+}
+size_t bufferBytesHeld() {
+  StepArenas &a = programArenas();
+  return held + a.arenas[0].reserved() + a.arenas[1].reserved();
+}
 
 void initBuffers(int) {
   cuda::driver();

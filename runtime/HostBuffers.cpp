@@ -1,12 +1,21 @@
 //===- HostBuffers.cpp - the CPU runtime's buffers: host memory -----------===//
 
+#include "Arena.h"
 #include "Buffers.h"
 
+#include <cstdint>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
 
 namespace rankc::rt {
+
+namespace {
+size_t held = 0; // by allocBuffer
+void copyHost(void *dst, const void *src, size_t bytes) {
+  std::memcpy(dst, src, bytes);
+}
+} // namespace
 
 void initBuffers(int) {}
 bool buffersOnDevice() { return false; }
@@ -21,6 +30,24 @@ void copyFromHost(void *buffer, const void *host, size_t bytes) {
   if (bytes)
     std::memcpy(buffer, host, bytes);
 }
+void *allocBuffer(size_t bytes) {
+  // 64-byte aligned, as bufferization aligns its own allocations.
+  void *p = std::aligned_alloc(64, (bytes + 63) / 64 * 64 + 64);
+  if (!p)
+    fail("out of memory: could not allocate %zu bytes", bytes);
+  std::memset(p, 0, bytes);
+  held += bytes;
+  return p;
+}
+void freeBuffer(void *buffer) { std::free(buffer); }
+StepArenas &programArenas() {
+  static StepArenas arenas(std::malloc, std::free, copyHost);
+  return arenas;
+}
+size_t bufferBytesHeld() {
+  StepArenas &a = programArenas();
+  return held + a.arenas[0].reserved() + a.arenas[1].reserved();
+}
 std::string describeBuffers() { return "host"; }
 
 void enableKernelTiming() {}
@@ -32,3 +59,19 @@ void writeKernelStats(const std::string &path) {
 }
 
 } // namespace rankc::rt
+
+// finalize-memref-to-llvm (use-generic-functions) lowers the CPU program's
+// memref.alloc to these: every buffer of a step comes from the step's arena.
+// Nothing is freed one by one (the program never deallocates): arenas are
+// reset between steps.
+extern "C" void *_mlir_memref_to_llvm_alloc(size_t bytes) {
+  return rankc::rt::programArenas().now().allocate(bytes);
+}
+extern "C" void *_mlir_memref_to_llvm_aligned_alloc(size_t alignment,
+                                                    size_t bytes) {
+  if (alignment > 256)
+    rankc::rt::fail("an allocation asks for %zu-byte alignment (at most 256)",
+                    alignment);
+  return rankc::rt::programArenas().now().allocate(bytes);
+}
+extern "C" void _mlir_memref_to_llvm_free(void *) {}

@@ -9,6 +9,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "Arena.h"
 #include "CudaDriver.h"
 #include "Buffers.h"
 #include "KernelStats.h"
@@ -106,21 +107,18 @@ void mgpuEventRecord(CUevent event, CUstream stream) {
   RANKC_CU(cuEventRecord(event, stream));
 }
 
+/// Every gpu.alloc of a step comes from the step's arena (Arena.h): no
+/// cuMemAlloc per buffer per step, and memory that stays flat over steps.
 void *mgpuMemAlloc(uint64_t bytes, CUstream /*stream*/, bool hostShared) {
   if (bytes == 0)
     return nullptr;
-  CUdeviceptr p = 0;
   if (hostShared)
-    RANKC_CU(cuMemAllocManaged(&p, bytes, CU_MEM_ATTACH_GLOBAL));
-  else
-    RANKC_CU(cuMemAlloc(&p, bytes));
-  return reinterpret_cast<void *>(p);
+    rankc::rt::fail("host-shared GPU allocations are not supported");
+  return rankc::rt::programArenas().now().allocate(bytes);
 }
 
-void mgpuMemFree(void *p, CUstream /*stream*/) {
-  if (p)
-    RANKC_CU(cuMemFree(CUdeviceptr(p)));
-}
+/// Arena memory is reclaimed between steps, never one buffer at a time.
+void mgpuMemFree(void *, CUstream /*stream*/) {}
 
 void mgpuMemcpy(void *dst, void *src, size_t bytes, CUstream stream) {
   if (bytes)

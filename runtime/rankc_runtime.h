@@ -24,8 +24,17 @@ enum rankc_dtype {
 };
 enum rankc_reduce { RANKC_SUM, RANKC_PROD, RANKC_MAX, RANKC_MIN, RANKC_MEAN };
 
-/* Called by generated code. Addresses are passed as integers. */
-void rankc_rt_input(int32_t index, int64_t data);
+/* Called by generated code. Addresses are passed as integers.
+ *
+ * Inputs and outputs are not copied: the program reads input `index` from
+ * the buffer that `rankc_rt_input` returns (declared in MLIR as
+ * `(i32) -> memref<?xi8>` with llvm.emit_c_interface, hence
+ * `_mlir_ciface_rankc_rt_input` filling a memref descriptor) and tells
+ * where it left each output. Both stay valid until the step after next
+ * (Arena.h), which is what carrying state from step to step needs. */
+struct rankc_byte_memref;
+void _mlir_ciface_rankc_rt_input(struct rankc_byte_memref *result,
+                                 int32_t index);
 void rankc_rt_output(int32_t index, int64_t data);
 int64_t rankc_rt_isend(int64_t data, int64_t bytes, int64_t peer,
                        int32_t relative, int32_t mpi_tag, int32_t event);
@@ -42,11 +51,15 @@ void rankc_rt_part_end(int32_t part);
  * rankc_manifest is text, one record per line:
  *   program NAME
  *   world_size N
- *   input INDEX ID DTYPE RANK DIM...        (inputs and params, in order)
- *   output INDEX DTYPE RANK DIM... : NAME...
+ *   input INDEX ID DTYPE RANK DIM...        (inputs and params, in order,
+ *                                            then optimizer state)
+ *   zero INDEX                              (optimizer state: zeros at
+ *                                            first, never read from files)
+ *   output INDEX DTYPE RANK DIM... : NAME... (no name: optimizer state)
+ *   state INPUT-INDEX OUTPUT-INDEX          (carried into the next step)
  *   event INDEX KIND NODE-ID TAG-AS-WRITTEN (send | recv | allreduce)
  *   part INDEX
- * rankc_entry runs the program once. */
+ * rankc_entry runs the program once: one step. */
 extern const char rankc_manifest[];
 void rankc_entry(void);
 

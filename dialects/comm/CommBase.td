@@ -38,6 +38,15 @@ def Comm_Dialect : Dialect {
       the named program function.
     - `comm.bucket` (comm.allreduce, dictionary): the gradient bucket it
       reduces: index, params, bytes, dtype.
+    - `comm.state` (program function, dictionary input id -> output name):
+      after each step, that output's value becomes the input's (v2 `state`).
+    - `comm.optimizer_state` (function argument and result, string): state
+      of the optimizer (a momentum buffer, Adam's moments, the step count)
+      that comm-apply-optimizer added: zeros before the first step, then the
+      result of the same name; never read from or written to files.
+    - `comm.update_of` (function result, string): the parameter's value
+      after the optimizer's update; carried into the next step as that
+      parameter.
   }];
   let hasOperationAttrVerify = 1;
   let hasRegionArgAttrVerify = 1;
@@ -56,6 +65,9 @@ def Comm_Dialect : Dialect {
     static constexpr ::llvm::StringLiteral kPartitioned = "comm.partitioned";
     static constexpr ::llvm::StringLiteral kPartOf = "comm.part_of";
     static constexpr ::llvm::StringLiteral kBucket = "comm.bucket";
+    static constexpr ::llvm::StringLiteral kState = "comm.state";
+    static constexpr ::llvm::StringLiteral kOptimizerState = "comm.optimizer_state";
+    static constexpr ::llvm::StringLiteral kUpdateOf = "comm.update_of";
   }];
 }
 

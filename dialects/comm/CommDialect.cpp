@@ -82,6 +82,41 @@ static LogicalResult verifyRankCover(ModuleOp module, int64_t worldSize) {
   return success();
 }
 
+/// The optimizer as the importer writes it: every field present, typed.
+static LogicalResult verifyOptimizer(Operation *op, DictionaryAttr opt) {
+  auto kind = opt.getAs<StringAttr>("kind");
+  if (!kind || (kind.getValue() != "sgd" && kind.getValue() != "adam" &&
+                kind.getValue() != "adamw"))
+    return op->emitOpError("'comm.data_parallel' optimizer kind must be "
+                           "\"sgd\", \"adam\" or \"adamw\"");
+  bool sgd = kind.getValue() == "sgd";
+  SmallVector<StringRef> numbers{"lr", "weight_decay"};
+  if (sgd)
+    numbers.append({"momentum", "dampening"});
+  else
+    numbers.push_back("eps");
+  for (StringRef key : numbers)
+    if (!opt.getAs<FloatAttr>(key))
+      return op->emitOpError("'comm.data_parallel' optimizer needs '")
+             << key << "' (a float)";
+  if (!(opt.getAs<FloatAttr>("lr").getValueAsDouble() > 0))
+    return op->emitOpError("'comm.data_parallel' optimizer lr must be > 0");
+  if (sgd && !opt.getAs<BoolAttr>("nesterov"))
+    return op->emitOpError(
+        "'comm.data_parallel' optimizer needs 'nesterov' (a bool)");
+  auto betas = opt.getAs<ArrayAttr>("betas");
+  if (!sgd && (!betas || betas.size() != 2 ||
+               !llvm::all_of(betas, [](Attribute b) { return isa<FloatAttr>(b); })))
+    return op->emitOpError(
+        "'comm.data_parallel' optimizer needs 'betas' (two floats)");
+  size_t expected = numbers.size() + 2; // and kind, nesterov or betas
+  if (opt.size() != expected)
+    return op->emitOpError("'comm.data_parallel' optimizer has unknown keys "
+                           "for the ")
+           << kind.getValue() << " optimizer";
+  return success();
+}
+
 static LogicalResult verifyDataParallel(Operation *op, DictionaryAttr dict) {
   for (NamedAttribute entry : dict) {
     StringRef key = entry.getName().getValue();
@@ -101,6 +136,13 @@ static LogicalResult verifyDataParallel(Operation *op, DictionaryAttr dict) {
       if (!a || !llvm::all_of(a, [](Attribute x) { return isa<StringAttr>(x); }))
         return op->emitOpError(
             "'comm.data_parallel' ignore must be an array of strings");
+    } else if (key == "optimizer") {
+      auto opt = dyn_cast<DictionaryAttr>(value);
+      if (!opt)
+        return op->emitOpError(
+            "'comm.data_parallel' optimizer must be a dictionary");
+      if (failed(verifyOptimizer(op, opt)))
+        return failure();
     } else {
       return op->emitOpError("'comm.data_parallel' has unknown key '")
              << key << "'";
@@ -113,24 +155,97 @@ static LogicalResult verifyDataParallel(Operation *op, DictionaryAttr dict) {
 /// parameter, every result has output names, and ids and names are unique.
 static LogicalResult verifyProgram(FunctionOpInterface fn) {
   llvm::StringSet<> ids, names;
+  llvm::StringMap<Type> optimizerState; // argument name -> type
   for (unsigned i = 0, e = fn.getNumArguments(); i < e; ++i) {
     auto input = fn.getArgAttrOfType<StringAttr>(i, CommDialect::kInput);
     auto param = fn.getArgAttrOfType<StringAttr>(i, CommDialect::kParam);
-    if (!input == !param)
+    auto hidden = fn.getArgAttrOfType<StringAttr>(i, CommDialect::kOptimizerState);
+    if (int(bool(input)) + int(bool(param)) + int(bool(hidden)) != 1)
       return fn.emitOpError("argument #")
-             << i << " must have exactly one of 'comm.input' and 'comm.param'";
+             << i << " must have exactly one of 'comm.input', 'comm.param' "
+                     "and 'comm.optimizer_state'";
+    if (hidden) {
+      if (!optimizerState.try_emplace(hidden.getValue(), fn.getArgumentTypes()[i])
+               .second)
+        return fn.emitOpError("two arguments are the optimizer state '")
+               << hidden.getValue() << "'";
+      continue;
+    }
     StringRef id = input ? input.getValue() : param.getValue();
     if (!ids.insert(id).second)
       return fn.emitOpError("two arguments have the id '") << id << "'";
   }
+  llvm::StringSet<> carried;
   for (unsigned i = 0, e = fn.getNumResults(); i < e; ++i) {
     auto outs = fn.getResultAttrOfType<ArrayAttr>(i, CommDialect::kOutputs);
-    if (!outs)
-      return fn.emitOpError("result #") << i << " has no 'comm.outputs' names";
+    auto hidden =
+        fn.getResultAttrOfType<StringAttr>(i, CommDialect::kOptimizerState);
+    if (!outs == !hidden)
+      return fn.emitOpError("result #")
+             << i << " must have exactly one of 'comm.outputs' and "
+                     "'comm.optimizer_state'";
+    if (hidden) {
+      auto it = optimizerState.find(hidden.getValue());
+      if (it == optimizerState.end() || it->second != fn.getResultTypes()[i] ||
+          !carried.insert(hidden.getValue()).second)
+        return fn.emitOpError("result #")
+               << i << ": optimizer state '" << hidden.getValue()
+               << "' needs exactly one argument and one result of one type";
+      continue;
+    }
     for (Attribute name : outs)
       if (!names.insert(cast<StringAttr>(name).getValue()).second)
         return fn.emitOpError("output name '")
                << cast<StringAttr>(name).getValue() << "' is used twice";
+  }
+  if (carried.size() != optimizerState.size())
+    return fn.emitOpError("an optimizer state argument has no result of the "
+                          "same name");
+  return success();
+}
+
+/// The argument with input or param id `id`, or -1.
+static int argumentWithId(FunctionOpInterface fn, StringRef id) {
+  for (unsigned i = 0, e = fn.getNumArguments(); i < e; ++i)
+    for (StringRef kind : {CommDialect::kInput, CommDialect::kParam})
+      if (auto a = fn.getArgAttrOfType<StringAttr>(i, kind); a && a == id)
+        return i;
+  return -1;
+}
+
+/// `comm.state`: each input id names an argument, each output name a result
+/// of the same type.
+static LogicalResult verifyState(Operation *op, DictionaryAttr state) {
+  auto fn = dyn_cast<FunctionOpInterface>(op);
+  if (!fn || !op->hasAttr(CommDialect::kRanks))
+    return op->emitOpError("'comm.state' is only valid on a program function");
+  llvm::StringMap<unsigned> resultOfName;
+  for (unsigned i = 0, e = fn.getNumResults(); i < e; ++i)
+    if (auto outs = fn.getResultAttrOfType<ArrayAttr>(i, CommDialect::kOutputs))
+      for (Attribute n : outs)
+        if (auto s = dyn_cast<StringAttr>(n))
+          resultOfName[s.getValue()] = i;
+  for (NamedAttribute entry : state) {
+    auto output = dyn_cast<StringAttr>(entry.getValue());
+    if (!output)
+      return op->emitOpError("'comm.state' maps input ids to output names "
+                             "(strings)");
+    int arg = argumentWithId(fn, entry.getName().getValue());
+    if (arg < 0)
+      return op->emitOpError("'comm.state' names '")
+             << entry.getName().getValue()
+             << "', which is not an input or param of this program";
+    auto result = resultOfName.find(output.getValue());
+    if (result == resultOfName.end())
+      return op->emitOpError("'comm.state' of '")
+             << entry.getName().getValue() << "' names output '"
+             << output.getValue() << "', which this program does not have";
+    if (fn.getArgumentTypes()[arg] != fn.getResultTypes()[result->second])
+      return op->emitOpError("'comm.state' of '")
+             << entry.getName().getValue() << "' has type "
+             << fn.getArgumentTypes()[arg] << " but output '"
+             << output.getValue() << "' has type "
+             << fn.getResultTypes()[result->second];
   }
   return success();
 }
@@ -154,6 +269,12 @@ LogicalResult CommDialect::verifyOperationAttribute(Operation *op,
       return op->emitOpError(
           "'comm.data_parallel' must be a dictionary on a module");
     return verifyDataParallel(op, dict);
+  }
+  if (name == kState) {
+    auto dict = dyn_cast<DictionaryAttr>(value);
+    if (!dict)
+      return op->emitOpError("'comm.state' must be a dictionary");
+    return verifyState(op, dict);
   }
   if (name == kPartitioned) {
     if (!isa<ModuleOp>(op) || !isa<UnitAttr>(value))
@@ -208,6 +329,13 @@ LogicalResult CommDialect::verifyRegionArgAttribute(Operation *op, unsigned,
                                                     unsigned argIndex,
                                                     NamedAttribute attr) {
   StringRef name = attr.getName().getValue();
+  if (name == kOptimizerState) {
+    auto s = dyn_cast<StringAttr>(attr.getValue());
+    if (!s || s.getValue().empty())
+      return op->emitOpError("argument #")
+             << argIndex << ": 'comm.optimizer_state' must be a name";
+    return success();
+  }
   if (name != kInput && name != kParam)
     return op->emitOpError("'")
            << name << "' is not valid on a function argument";
@@ -238,17 +366,24 @@ LogicalResult CommDialect::verifyRegionResultAttribute(Operation *op, unsigned,
     }
     return success();
   }
-  if (name == kGradOf) {
+  if (name == kOptimizerState) {
+    auto s = dyn_cast<StringAttr>(attr.getValue());
+    if (!s || s.getValue().empty())
+      return op->emitOpError("result #")
+             << resultIndex << ": 'comm.optimizer_state' must be a name";
+    return success();
+  }
+  if (name == kGradOf || name == kUpdateOf) {
     auto param = dyn_cast<StringAttr>(attr.getValue());
     if (!param)
       return op->emitOpError("result #")
-             << resultIndex << ": 'comm.grad_of' must be a string";
+             << resultIndex << ": '" << name << "' must be a string";
     for (unsigned i = 0, e = fn.getNumArguments(); i < e; ++i) {
       auto id = fn.getArgAttrOfType<StringAttr>(i, kParam);
       if (id && id == param) {
         if (fn.getArgumentTypes()[i] != fn.getResultTypes()[resultIndex])
           return op->emitOpError("result #")
-                 << resultIndex << ": gradient type "
+                 << resultIndex << ": " << (name == kGradOf ? "gradient" : "updated parameter") << " type "
                  << fn.getResultTypes()[resultIndex]
                  << " differs from parameter '" << param.getValue()
                  << "' of type " << fn.getArgumentTypes()[i];
@@ -256,7 +391,7 @@ LogicalResult CommDialect::verifyRegionResultAttribute(Operation *op, unsigned,
       }
     }
     return op->emitOpError("result #")
-           << resultIndex << ": 'comm.grad_of' names '" << param.getValue()
+           << resultIndex << ": '" << name << "' names '" << param.getValue()
            << "', which is not a parameter of this program";
   }
   return op->emitOpError("'") << name << "' is not valid on a function result";

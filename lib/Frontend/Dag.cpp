@@ -38,6 +38,15 @@ std::optional<Op> parseOp(std::string_view name) {
 }
 const char *opName(Op op) { return kOpNames[unsigned(op)]; }
 
+const char *optimizerName(Optimizer::Kind kind) {
+  switch (kind) {
+  case Optimizer::Sgd: return "sgd";
+  case Optimizer::Adam: return "adam";
+  case Optimizer::AdamW: return "adamw";
+  }
+  return "?";
+}
+
 OpClass opClass(Op op) {
   switch (op) {
   case Op::Input: case Op::Param: case Op::Constant: case Op::Iota:

@@ -177,6 +177,7 @@ private:
   LogicalResult checkConstant(Program &p, Node &n);
   LogicalResult checkPeerAndTag(Program &p, Node &n);
   LogicalResult checkOutputs(Program &p);
+  LogicalResult checkState(Program &p);
   LogicalResult normalizeAxis(Program &p, Node &n, int64_t &axis, size_t rank,
                               const char *what);
 
@@ -769,7 +770,73 @@ LogicalResult Checker::checkProgram(Program &p) {
   for (uint32_t i : p.order)
     if (failed(inferNode(p, p.nodes[i])))
       return failure();
-  return checkOutputs(p);
+  return failure(failed(checkOutputs(p)) || failed(checkState(p)));
+}
+
+/// `state` (v2) and the parameters that the optimizer updates, which are
+/// carried from step to step like state.
+LogicalResult Checker::checkState(Program &p) {
+  auto nodeNamed = [&](StringRef id) -> const Node * {
+    auto it = p.nameIds.find(id);
+    if (it == p.nameIds.end() || nodeOfName[it->second] < 0)
+      return nullptr;
+    return &p.nodes[nodeOfName[it->second]];
+  };
+  // Lookups by name, so that the check stays linear in the program.
+  llvm::StringMap<const Output *> outputs;
+  llvm::StringSet<> gradParams;
+  for (const Output &o : p.outputs) {
+    outputs[o.name] = &o;
+    if (o.gradOf)
+      gradParams.insert(*o.gradOf);
+  }
+  auto outputNamed = [&](StringRef name) { return outputs.lookup(name); };
+  bool optimizer = doc.dataParallel && doc.dataParallel->optimizer;
+  auto updated = [&](StringRef param) {
+    return optimizer && gradParams.contains(param);
+  };
+  for (const StatePair &s : p.state) {
+    const Node *in = nodeNamed(s.inputId);
+    if (!in || (in->op != Op::Input && in->op != Op::Param))
+      return error(p, s.pos) << "'state' names '" << s.inputId
+                             << "', which is not an input or param of this "
+                                "program";
+    const Output *out = outputNamed(s.outputName);
+    if (!out)
+      return error(p, s.pos) << "state of '" << s.inputId << "' names output '"
+                             << s.outputName
+                             << "', which this program does not have";
+    const Node &v = p.nodes[out->node];
+    if (v.outShape != in->outShape || v.outDType != in->outDType)
+      return error(p, s.pos) << "state of '" << s.inputId << "' is "
+                             << dtypeName(in->outDType)
+                             << shapeText(in->outShape) << " but output '"
+                             << s.outputName << "' is "
+                             << dtypeName(v.outDType) << shapeText(v.outShape);
+    if (updated(s.inputId))
+      return error(p, s.pos) << "param '" << s.inputId
+                             << "' is updated by the optimizer, so it cannot "
+                                "also be in 'state'";
+  }
+  if (!optimizer)
+    return success();
+  llvm::StringSet<> seen;
+  for (const Output &o : p.outputs) {
+    if (!o.gradOf || !seen.insert(*o.gradOf).second)
+      continue;
+    const Node *param = nodeNamed(*o.gradOf);
+    if (!comm::isValidOutputName(*o.gradOf))
+      return error(p, *param) << "param '" << *o.gradOf
+                              << "' is updated by the optimizer, but its id "
+                                 "is not a valid output name (expected "
+                                 "[A-Za-z0-9_.-]+)";
+    if (const Output *clash = outputNamed(*o.gradOf))
+      return error(p, clash->pos)
+             << "output '" << clash->name
+             << "' has the name of the updated param '" << *o.gradOf
+             << "', which the optimizer writes";
+  }
+  return success();
 }
 
 LogicalResult Checker::run() {

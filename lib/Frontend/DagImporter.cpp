@@ -38,6 +38,7 @@ private:
   void importProgram(ModuleOp module, const Program &p);
   Value importNode(const Program &p, const Node &n, ArrayRef<Value> values);
   Attribute tagAttr(const Tag &tag);
+  DictionaryAttr optimizerAttr(const Optimizer &opt);
   static std::string functionName(const Program &p);
 
   MLIRContext *ctx;
@@ -60,6 +61,26 @@ Attribute Importer::tagAttr(const Tag &tag) {
   if (auto *i = std::get_if<int64_t>(&tag))
     return b.getI64IntegerAttr(*i);
   return b.getStringAttr(std::get<std::string>(tag));
+}
+
+/// The optimizer with every default filled in, as comm-apply-optimizer
+/// reads it (and the dialect verifies it).
+DictionaryAttr Importer::optimizerAttr(const Optimizer &opt) {
+  auto f = [&](double x) { return b.getF64FloatAttr(x); };
+  SmallVector<NamedAttribute> fields{
+      b.getNamedAttr("kind", b.getStringAttr(optimizerName(opt.kind))),
+      b.getNamedAttr("lr", f(opt.lr)),
+      b.getNamedAttr("weight_decay", f(opt.weightDecay))};
+  if (opt.kind == Optimizer::Sgd) {
+    fields.push_back(b.getNamedAttr("momentum", f(opt.momentum)));
+    fields.push_back(b.getNamedAttr("dampening", f(opt.dampening)));
+    fields.push_back(b.getNamedAttr("nesterov", b.getBoolAttr(opt.nesterov)));
+  } else {
+    fields.push_back(b.getNamedAttr(
+        "betas", b.getArrayAttr({f(opt.beta1), f(opt.beta2)})));
+    fields.push_back(b.getNamedAttr("eps", f(opt.eps)));
+  }
+  return b.getDictionaryAttr(fields);
 }
 
 Value Importer::importNode(const Program &p, const Node &n,
@@ -210,6 +231,12 @@ void Importer::importProgram(ModuleOp module, const Program &p) {
     entry->getArgument(i).setLoc(
         makeLoc(ctx, doc.file, n.pos, &p, n.id, opName(n.op)));
   }
+  if (!p.state.empty()) {
+    SmallVector<NamedAttribute> state;
+    for (const StatePair &s : p.state)
+      state.push_back(b.getNamedAttr(s.inputId, b.getStringAttr(s.outputName)));
+    fn->setAttr(comm::CommDialect::kState, b.getDictionaryAttr(state));
+  }
   for (size_t i = 0; i < results.size(); ++i) {
     fn.setResultAttr(i, comm::CommDialect::kOutputs,
                      b.getArrayAttr(results[i].names));
@@ -240,17 +267,20 @@ OwningOpRef<ModuleOp> Importer::run() {
     SmallVector<Attribute> ignore;
     for (const std::string &id : dp.ignore)
       ignore.push_back(b.getStringAttr(id));
-    module->getOperation()->setAttr(
-        comm::CommDialect::kDataParallel,
-        b.getDictionaryAttr({
-            b.getNamedAttr("bucket_cap_mb", b.getF64FloatAttr(dp.bucketCapMb)),
-            b.getNamedAttr("first_bucket_cap_mb",
-                           b.getF64FloatAttr(dp.firstBucketCapMb)),
-            b.getNamedAttr("ignore", b.getArrayAttr(ignore)),
-            b.getNamedAttr("order", b.getStringAttr(dp.ddpInitialOrder
-                                                        ? "ddp-initial"
-                                                        : "ready")),
-        }));
+    SmallVector<NamedAttribute> settings{
+        b.getNamedAttr("bucket_cap_mb", b.getF64FloatAttr(dp.bucketCapMb)),
+        b.getNamedAttr("first_bucket_cap_mb",
+                       b.getF64FloatAttr(dp.firstBucketCapMb)),
+        b.getNamedAttr("ignore", b.getArrayAttr(ignore)),
+        b.getNamedAttr("order", b.getStringAttr(dp.ddpInitialOrder
+                                                    ? "ddp-initial"
+                                                    : "ready")),
+    };
+    if (dp.optimizer)
+      settings.push_back(
+          b.getNamedAttr("optimizer", optimizerAttr(*dp.optimizer)));
+    module->getOperation()->setAttr(comm::CommDialect::kDataParallel,
+                                    b.getDictionaryAttr(settings));
   }
   for (const Program &p : doc.programs)
     importProgram(*module, p);

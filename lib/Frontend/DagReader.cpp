@@ -18,6 +18,8 @@
 
 #include <simdjson.h>
 
+#include <cmath>
+
 using namespace mlir;
 namespace od = simdjson::ondemand;
 
@@ -56,6 +58,17 @@ private:
   bool readNode(od::value v, Program &prog, Node &node);
   bool readOutputs(od::value v, Program &prog);
   bool readDataParallel(od::value v, DataParallel &dp);
+  bool readOptimizer(od::value v, Optimizer &opt);
+  bool readState(od::value v, Program &prog);
+  /// Remembers the first use of a version 2 feature: whether it is allowed
+  /// depends on "version", which may come anywhere in the document.
+  void noteV2(const Twine &what, Pos pos, bool isOp = false,
+              StringRef node = {}) {
+    if (!v2Use.what.empty())
+      return;
+    v2Use = {what.str(), pos, isOp, programIndex, node.str()};
+  }
+  bool checkVersion(Document &d);
 
   // Typed readers: on a wrong type they set `err` to what was expected.
   bool getInt(od::value v, int64_t &out);
@@ -73,6 +86,14 @@ private:
   bool failed = false;
   std::string err; // set by the typed readers
   int constScalarDepth = -1; // depth of the numbers of the constant being read
+  struct V2Use {
+    std::string what; // "'state'", "op 'take'", ...
+    Pos pos;
+    bool isOp = false;
+    int program = -1;
+    std::string node;
+  } v2Use;
+  int programIndex = -1; // of the program being read
   // Forward cursor for posOf.
   const char *cursor = nullptr;
   uint32_t cursorLine = 1;
@@ -291,6 +312,7 @@ bool Reader::readDataParallel(od::value v, DataParallel &dp) {
                        .Case("first_bucket_cap_mb", 2)
                        .Case("order", 4)
                        .Case("ignore", 8)
+                       .Case("optimizer", 16)
                        .Default(0);
     if (!bit)
       return fail(pos, "unknown key '" + Twine(key) + "' in 'data_parallel'");
@@ -323,7 +345,161 @@ bool Reader::readDataParallel(od::value v, DataParallel &dp) {
       }
       break;
     }
+    case 16:
+      noteV2("'optimizer'", pos);
+      dp.optimizer.emplace();
+      if (!readOptimizer(fv, *dp.optimizer))
+        return false;
+      break;
     }
+  }
+  return true;
+}
+
+bool Reader::readOptimizer(od::value v, Optimizer &opt) {
+  opt.pos = posOf(v);
+  od::object obj;
+  if (v.get_object().get(obj))
+    return fail(opt.pos, "'optimizer' must be an object");
+  // The fields that are valid depend on "kind", which may come last: read
+  // everything first, then check against the kind.
+  struct Field {
+    std::string key;
+    Pos pos;
+    double number = 0;
+    bool flag = false;
+    std::vector<double> list;
+    bool isNumber = false, isBool = false, isList = false;
+  };
+  std::vector<Field> fields;
+  std::string kind;
+  bool sawKind = false;
+  for (auto field : obj) {
+    std::string_view key;
+    od::value fv;
+    RANKC_TRY(field.unescaped_key().get(key), opt.pos);
+    RANKC_TRY(field.value().get(fv), opt.pos);
+    Pos pos = posOf(fv);
+    Field f;
+    f.key.assign(key);
+    f.pos = pos;
+    for (const Field &g : fields)
+      if (g.key == f.key)
+        return fail(pos, "duplicate key '" + Twine(f.key) + "' in 'optimizer'");
+    if (f.key == "kind") {
+      if (sawKind)
+        return fail(pos, "duplicate key 'kind' in 'optimizer'");
+      sawKind = true;
+      if (!getString(fv, kind) ||
+          (kind != "sgd" && kind != "adam" && kind != "adamw"))
+        return fail(pos, "optimizer 'kind' must be \"sgd\", \"adam\" or \"adamw\"");
+      continue;
+    }
+    od::json_type t;
+    RANKC_TRY(fv.type().get(t), pos);
+    if (t == od::json_type::number) {
+      f.isNumber = getNumber(fv, f.number);
+    } else if (t == od::json_type::boolean) {
+      f.isBool = !fv.get_bool().get(f.flag);
+    } else if (t == od::json_type::array) {
+      od::array arr;
+      f.isList = !fv.get_array().get(arr);
+      if (f.isList)
+        for (auto elem : arr) {
+          od::value e;
+          double x;
+          if (elem.get(e) || !getNumber(e, x)) {
+            f.isList = false;
+            break;
+          }
+          f.list.push_back(x);
+        }
+    }
+    fields.push_back(std::move(f));
+  }
+  if (!sawKind)
+    return fail(opt.pos, "'optimizer' has no 'kind' (\"sgd\", \"adam\" or \"adamw\")");
+  opt.kind = kind == "sgd" ? Optimizer::Sgd
+             : kind == "adam" ? Optimizer::Adam : Optimizer::AdamW;
+  if (opt.kind == Optimizer::AdamW)
+    opt.weightDecay = 0.01; // torch.optim.AdamW's default
+  bool sawLr = false;
+  auto number = [&](const Field &f, double &out, const char *rule,
+                    auto valid) {
+    if (!f.isNumber || !valid(f.number))
+      return fail(f.pos, "optimizer '" + Twine(f.key) + "' must be " + rule);
+    out = f.number;
+    return true;
+  };
+  auto nonNegative = [](double x) { return x >= 0 && x < 1e300; };
+  for (const Field &f : fields) {
+    bool sgd = opt.kind == Optimizer::Sgd, ok = true;
+    if (f.key == "lr") {
+      sawLr = true;
+      ok = number(f, opt.lr, "a number > 0",
+                  [](double x) { return x > 0 && x < 1e300; });
+    } else if (f.key == "weight_decay") {
+      ok = number(f, opt.weightDecay, "a number >= 0", nonNegative);
+    } else if (sgd && f.key == "momentum") {
+      ok = number(f, opt.momentum, "a number >= 0", nonNegative);
+    } else if (sgd && f.key == "dampening") {
+      ok = number(f, opt.dampening, "a number",
+                  [](double x) { return std::abs(x) < 1e300; });
+    } else if (sgd && f.key == "nesterov") {
+      if (!f.isBool)
+        return fail(f.pos, "optimizer 'nesterov' must be a boolean");
+      opt.nesterov = f.flag;
+    } else if (!sgd && f.key == "eps") {
+      ok = number(f, opt.eps, "a number >= 0", nonNegative);
+    } else if (!sgd && f.key == "betas") {
+      if (!f.isList || f.list.size() != 2 ||
+          !llvm::all_of(f.list, [](double b) { return b >= 0 && b < 1; }))
+        return fail(f.pos, "optimizer 'betas' must be a list of two numbers "
+                           "in [0, 1)");
+      opt.beta1 = f.list[0];
+      opt.beta2 = f.list[1];
+    } else if (f.key == "maximize" || f.key == "amsgrad") {
+      return fail(f.pos, "optimizer '" + Twine(f.key) + "' is not supported");
+    } else {
+      return fail(f.pos, "unknown key '" + Twine(f.key) + "' for the " +
+                             optimizerName(opt.kind) + " optimizer");
+    }
+    if (!ok)
+      return false;
+  }
+  if (!sawLr)
+    return fail(opt.pos, "'optimizer' has no 'lr'");
+  if (opt.nesterov && (opt.momentum <= 0 || opt.dampening != 0))
+    return fail(opt.pos, "Nesterov momentum needs 'momentum' > 0 and "
+                         "'dampening' 0 (as torch.optim.SGD)");
+  return true;
+}
+
+bool Reader::readState(od::value v, Program &prog) {
+  prog.statePos = posOf(v);
+  noteV2("'state'", prog.statePos);
+  od::object obj;
+  if (v.get_object().get(obj))
+    return fail(prog.statePos,
+                "'state' must be an object {\"input-id\": \"output-name\"}",
+                &prog);
+  for (auto field : obj) {
+    std::string_view key;
+    od::value fv;
+    RANKC_TRY(field.unescaped_key().get(key), prog.statePos);
+    RANKC_TRY(field.value().get(fv), prog.statePos);
+    StatePair pair;
+    pair.inputId.assign(key);
+    pair.pos = posOf(fv);
+    if (!getString(fv, pair.outputName))
+      return fail(pair.pos, "state of '" + pair.inputId +
+                                "' must name an output (a string)",
+                  &prog, pair.inputId);
+    for (const StatePair &other : prog.state)
+      if (other.inputId == pair.inputId)
+        return fail(pair.pos, "'state' names input '" + pair.inputId +
+                                  "' twice", &prog, pair.inputId);
+    prog.state.push_back(std::move(pair));
   }
   return true;
 }
@@ -337,6 +513,8 @@ bool Reader::readNode(od::value v, Program &prog, Node &node) {
   std::string problem;
   Pos problemPos;
   bool sawId = false, sawOp = false;
+  std::string v2OpName;
+  Pos v2OpPos;
   auto note = [&](Pos pos, const Twine &msg) {
     if (problem.empty()) {
       problem = msg.str();
@@ -370,6 +548,12 @@ bool Reader::readNode(od::value v, Program &prog, Node &node) {
         node.idName = prog.intern(node.id);
       } else if (auto op = parseOp(s)) {
         node.op = *op;
+      } else if (s == "take" || s == "scatter_add" || s == "conv" ||
+                 s == "pool") {
+        // Version 2's indexing, convolution and pooling: refused once the
+        // whole document is read (see checkVersion), naming the op.
+        v2OpName = s;
+        v2OpPos = pos;
       } else {
         note(pos, "unknown op '" + s + "'");
       }
@@ -471,6 +655,10 @@ bool Reader::readNode(od::value v, Program &prog, Node &node) {
                        "' (expected [A-Za-z_][A-Za-z0-9_.:-]*)");
   if (!problem.empty())
     return fail(problemPos, problem, &prog, sawId ? StringRef(node.id) : "");
+  if (!v2OpName.empty()) {
+    noteV2("op '" + v2OpName + "'", v2OpPos, /*isOp=*/true, node.id);
+    v2OpName.clear();
+  }
   return true;
 }
 
@@ -534,7 +722,8 @@ bool Reader::readProgram(od::value v, Program &prog) {
   od::object obj;
   if (v.get_object().get(obj))
     return fail(prog.pos, "a program must be an object");
-  bool sawRanks = false, sawNodes = false, sawOutputs = false;
+  bool sawRanks = false, sawNodes = false, sawOutputs = false,
+       sawState = false;
   for (auto field : obj) {
     std::string_view key;
     od::value fv;
@@ -573,6 +762,12 @@ bool Reader::readProgram(od::value v, Program &prog) {
         return fail(pos, "duplicate key 'outputs'", &prog);
       sawOutputs = true;
       if (!readOutputs(fv, prog))
+        return false;
+    } else if (key == "state") {
+      if (sawState)
+        return fail(pos, "duplicate key 'state'", &prog);
+      sawState = true;
+      if (!readState(fv, prog))
         return false;
     } else {
       return fail(pos, "unknown key '" + Twine(key) + "' in a program");
@@ -623,9 +818,11 @@ FailureOr<Document> Reader::read(od::document &doc) {
         return (fail(pos, "'format' must be \"rankc-dag\""), failure());
       break;
     case 2:
-      if (!getInt(fv, i) || i != 1)
-        return (fail(pos, "unsupported 'version' (this compiler reads version 1)"),
+      if (!getInt(fv, i) || (i != 1 && i != 2))
+        return (fail(pos, "unsupported 'version' (this compiler reads versions "
+                          "1 and 2)"),
                 failure());
+      d.version = i;
       break;
     case 4:
       if (!getInt(fv, d.worldSize) || d.worldSize < 1 || d.worldSize > (1 << 24))
@@ -646,10 +843,12 @@ FailureOr<Document> Reader::read(od::document &doc) {
         od::value e;
         if (auto err = elem.get(e))
           return (failJson(err, pos), failure());
+        programIndex = d.programs.size();
         d.programs.emplace_back();
         if (!readProgram(e, d.programs.back()))
           return failure();
       }
+      programIndex = -1;
       sawPrograms = true;
       break;
     }
@@ -666,7 +865,27 @@ FailureOr<Document> Reader::read(od::document &doc) {
     return (fail(top, "the document has no 'world_size'"), failure());
   if (!sawPrograms || d.programs.empty())
     return (fail(top, "the document has no 'programs'"), failure());
+  if (!checkVersion(d))
+    return failure();
   return d;
+}
+
+bool Reader::checkVersion(Document &d) {
+  if (v2Use.what.empty())
+    return true;
+  const Program *prog =
+      v2Use.program >= 0 ? &d.programs[v2Use.program] : nullptr;
+  if (d.version < 2)
+    return fail(v2Use.pos,
+                v2Use.what + " needs \"version\": 2 (this document is "
+                             "version 1)",
+                prog, v2Use.node);
+  if (v2Use.isOp)
+    return fail(v2Use.pos,
+                v2Use.what + " (version 2) is not supported by this "
+                             "compiler yet",
+                prog, v2Use.node);
+  return true;
 }
 
 } // namespace

@@ -11,6 +11,7 @@
 #include "rankc/Frontend/DagDiagnostics.h"
 #include "rankc/Transforms/Passes.h"
 
+#include "mlir/Dialect/LLVMIR/LLVMDialect.h"
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/SymbolTable.h"
 
@@ -204,24 +205,36 @@ void Lowering::lowerProgram(func::FuncOp program) {
     call(rtWait, {request}, terminator->getLoc());
 }
 
+/// rankc_entry, one step: each input is read where the runtime keeps it
+/// (its own buffer, or the output it carries from the last step), and the
+/// runtime is told where each result is. Nothing is copied either way; an
+/// input is never written (not `writable`: bufferization copies first if
+/// the program would update a value in place).
 void Lowering::buildEntry(func::FuncOp program) {
   Location loc = program.getLoc();
   b.setInsertionPointToEnd(module.getBody());
   auto entry = func::FuncOp::create(b, loc, "rankc_entry",
                                     b.getFunctionType({}, {}));
   b.setInsertionPointToStart(entry.addEntryBlock());
+  Value zero = arith::ConstantIndexOp::create(b, loc, 0);
   SmallVector<Value> args;
   for (auto [i, type] : llvm::enumerate(program.getArgumentTypes())) {
     auto t = cast<RankedTensorType>(type);
-    Value buffer = memref::AllocOp::create(
-        b, loc, MemRefType::get(t.getShape(), t.getElementType()));
-    call(rtInput, {i32(i, loc), address(buffer, loc)}, loc);
+    Value bytes = call(rtInput, {i32(i, loc)}, loc);
+    Value buffer = memref::ViewOp::create(
+        b, loc, MemRefType::get(t.getShape(), t.getElementType()), bytes,
+        zero, ValueRange());
     args.push_back(bufferization::ToTensorOp::create(
-        b, loc, t, buffer, /*restrict=*/true, /*writable=*/true));
+        b, loc, t, buffer, /*restrict=*/true, /*writable=*/false));
   }
   auto results = func::CallOp::create(b, loc, program, args);
-  for (auto [i, r] : llvm::enumerate(results.getResults()))
-    call(rtOutput, {i32(i, loc), address(bufferOf(r, loc), loc)}, loc);
+  for (auto [i, r] : llvm::enumerate(results.getResults())) {
+    auto t = cast<RankedTensorType>(r.getType());
+    Value buffer = bufferization::ToBufferOp::create(
+        b, loc, MemRefType::get(t.getShape(), t.getElementType()), r,
+        /*readOnly=*/true);
+    call(rtOutput, {i32(i, loc), address(buffer, loc)}, loc);
+  }
   func::ReturnOp::create(b, loc);
 }
 
@@ -236,13 +249,48 @@ void Lowering::buildManifest(func::FuncOp program) {
       s += " " + std::to_string(d);
     return s;
   };
+  // Carried values: `comm.state` (input id -> output name), updated
+  // parameters (`comm.update_of`) and optimizer state (same name in and out).
+  llvm::StringMap<unsigned> argOfId, resultOfName, hiddenResult, updateOf;
+  for (unsigned i = 0; i < program.getNumResults(); ++i) {
+    if (auto names = program.getResultAttrOfType<ArrayAttr>(
+            i, comm::CommDialect::kOutputs))
+      for (Attribute n : names)
+        resultOfName[cast<StringAttr>(n).getValue()] = i;
+    if (auto h = program.getResultAttrOfType<StringAttr>(
+            i, comm::CommDialect::kOptimizerState))
+      hiddenResult[h.getValue()] = i;
+    if (auto p = program.getResultAttrOfType<StringAttr>(
+            i, comm::CommDialect::kUpdateOf))
+      updateOf[p.getValue()] = i;
+  }
+  std::string carried;
+  auto carry = [&](unsigned arg, unsigned result) {
+    carried += "state " + std::to_string(arg) + " " + std::to_string(result) +
+               "\n";
+  };
   for (unsigned i = 0; i < program.getNumArguments(); ++i) {
     auto id = program.getArgAttrOfType<StringAttr>(i, comm::CommDialect::kInput);
     if (!id)
       id = program.getArgAttrOfType<StringAttr>(i, comm::CommDialect::kParam);
-    text += "input " + std::to_string(i) + " " + id.str() + " " +
+    auto hidden = program.getArgAttrOfType<StringAttr>(
+        i, comm::CommDialect::kOptimizerState);
+    text += "input " + std::to_string(i) + " " +
+            (hidden ? hidden : id).str() + " " +
             dims(cast<RankedTensorType>(program.getArgumentTypes()[i])) + "\n";
+    if (hidden) {
+      text += "zero " + std::to_string(i) + "\n";
+      carry(i, hiddenResult.lookup(hidden.getValue()));
+    } else if (auto it = updateOf.find(id.getValue()); it != updateOf.end()) {
+      carry(i, it->second);
+    }
+    argOfId[id ? id.getValue() : hidden.getValue()] = i;
   }
+  if (auto state = program->getAttrOfType<DictionaryAttr>(
+          comm::CommDialect::kState))
+    for (NamedAttribute s : state)
+      carry(argOfId.lookup(s.getName().getValue()),
+            resultOfName.lookup(cast<StringAttr>(s.getValue()).getValue()));
   for (unsigned i = 0; i < program.getNumResults(); ++i) {
     text += "output " + std::to_string(i) + " " +
             dims(cast<RankedTensorType>(program.getResultTypes()[i])) + " :";
@@ -252,6 +300,7 @@ void Lowering::buildManifest(func::FuncOp program) {
         text += " " + cast<StringAttr>(n).str();
     text += "\n";
   }
+  text += carried;
   text += events;
   std::vector<int8_t> bytes(text.begin(), text.end());
   bytes.push_back(0);
@@ -277,7 +326,10 @@ LogicalResult Lowering::run() {
   func::FuncOp program = programs.front();
   Type index = b.getIndexType(), i32Type = b.getI32Type(),
        i64Type = b.getI64Type();
-  rtInput = declare("rankc_rt_input", {i32Type, index}, {});
+  rtInput = declare("rankc_rt_input", {i32Type},
+                    {MemRefType::get({ShapedType::kDynamic}, b.getI8Type())});
+  rtInput->setAttr(LLVM::LLVMDialect::getEmitCWrapperAttrName(),
+                   UnitAttr::get(b.getContext()));
   rtOutput = declare("rankc_rt_output", {i32Type, index}, {});
   rtIsend = declare("rankc_rt_isend",
                     {index, i64Type, i64Type, i32Type, i32Type, i32Type},
@@ -304,6 +356,7 @@ LogicalResult Lowering::run() {
       fn.setResultAttrs(i, ArrayRef<NamedAttribute>{});
     fn->removeAttr(comm::CommDialect::kRanks);
     fn->removeAttr(comm::CommDialect::kPartOf);
+    fn->removeAttr(comm::CommDialect::kState);
   }
   program.setPrivate();
   for (StringRef attr : {comm::CommDialect::kWorldSize,

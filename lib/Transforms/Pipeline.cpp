@@ -20,6 +20,7 @@
 void rankc::buildRankcPipeline(mlir::OpPassManager &pm, bool bulkSynchronous) {
   pm.addPass(createCommVerifyRanks());
   pm.addPass(createCommBucketGradients());
+  pm.addPass(createCommApplyOptimizer());
   pm.addPass(createCommPartition(CommPartitionOptions{!bulkSynchronous}));
   pm.addPass(createCommAssignMpiTags());
 }
@@ -35,7 +36,11 @@ void rankc::buildCpuLoweringPipeline(mlir::OpPassManager &pm,
   pm.addPass(mlir::createLowerAffinePass());
   pm.addPass(mlir::createSCFToControlFlowPass());
   pm.addPass(mlir::memref::createExpandStridedMetadataPass());
-  pm.addPass(mlir::createFinalizeMemRefToLLVMConversionPass());
+  // memref.alloc calls _mlir_memref_to_llvm_alloc, which the runtime
+  // serves from its step arenas (runtime/Arena.h), not malloc.
+  mlir::FinalizeMemRefToLLVMConversionPassOptions memrefToLLVM;
+  memrefToLLVM.useGenericFunctions = true;
+  pm.addPass(mlir::createFinalizeMemRefToLLVMConversionPass(memrefToLLVM));
   // What LLVM has intrinsics for first; the rest (erf, ...) from libm.
   pm.addPass(mlir::createConvertMathToLLVMPass());
   pm.addPass(mlir::createConvertMathToLibmPass());

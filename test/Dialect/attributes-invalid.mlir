@@ -43,7 +43,7 @@ func.func @f() attributes {comm.ranks = array<i64: 0, 0>} { return }
 
 // -----
 
-// expected-error @+1 {{argument #0 must have exactly one of 'comm.input' and 'comm.param'}}
+// expected-error @+1 {{argument #0 must have exactly one of 'comm.input', 'comm.param' and 'comm.optimizer_state'}}
 func.func @f(%x: tensor<2xf32>) attributes {comm.ranks = "all"} { return }
 
 // -----
@@ -59,7 +59,7 @@ func.func @f(%x: tensor<2xf32> {comm.input = "9x"}) { return }
 
 // -----
 
-// expected-error @+1 {{result #0 has no 'comm.outputs' names}}
+// expected-error @+1 {{result #0 must have exactly one of 'comm.outputs' and 'comm.optimizer_state'}}
 func.func @f(%x: tensor<2xf32> {comm.input = "x"}) -> tensor<2xf32>
     attributes {comm.ranks = "all"} { return %x : tensor<2xf32> }
 
@@ -118,3 +118,70 @@ func.func @f() attributes {comm.rank = 1} { return }
 
 // expected-error @+1 {{'comm.outputs' is not valid on a function argument}}
 func.func @f(%x: tensor<2xf32> {comm.outputs = ["x"]}) { return }
+
+// -----
+// State (v2): input ids to output names of the same type.
+
+// expected-error @+1 {{'comm.state' names 'y', which is not an input or param of this program}}
+func.func @f(%x: tensor<2xf32> {comm.input = "x"}) -> (tensor<2xf32> {comm.outputs = ["z"]})
+    attributes {comm.ranks = "all", comm.state = {y = "z"}} { return %x : tensor<2xf32> }
+
+// -----
+
+// expected-error @+1 {{'comm.state' of 'x' names output 'w', which this program does not have}}
+func.func @f(%x: tensor<2xf32> {comm.input = "x"}) -> (tensor<2xf32> {comm.outputs = ["z"]})
+    attributes {comm.ranks = "all", comm.state = {x = "w"}} { return %x : tensor<2xf32> }
+
+// -----
+
+// expected-error @+1 {{'comm.state' of 'x' has type 'tensor<2xf32>' but output 'z' has type 'tensor<3xf32>'}}
+func.func @f(%x: tensor<2xf32> {comm.input = "x"}, %y: tensor<3xf32> {comm.input = "y"}) -> (tensor<3xf32> {comm.outputs = ["z"]})
+    attributes {comm.ranks = "all", comm.state = {x = "z"}} { return %y : tensor<3xf32> }
+
+// -----
+
+// expected-error @+1 {{'comm.state' is only valid on a program function}}
+func.func @f() attributes {comm.state = {}} { return }
+
+// -----
+
+// expected-error @+1 {{result #0: optimizer state 'w@exp_avg' needs exactly one argument and one result of one type}}
+func.func @f(%x: tensor<2xf32> {comm.optimizer_state = "w@exp_avg"}) -> (tensor<3xf32> {comm.optimizer_state = "w@exp_avg"})
+    attributes {comm.ranks = "all"} { %0 = tensor.empty() : tensor<3xf32>
+  return %0 : tensor<3xf32> }
+
+// -----
+
+// expected-error @+1 {{an optimizer state argument has no result of the same name}}
+func.func @f(%x: tensor<2xf32> {comm.optimizer_state = "w@exp_avg"}) attributes {comm.ranks = "all"} { return }
+
+// -----
+
+// expected-error @+1 {{result #0: 'comm.update_of' names 'x', which is not a parameter of this program}}
+func.func @f(%x: tensor<2xf32> {comm.input = "x"}) -> (tensor<2xf32> {comm.outputs = ["x"], comm.update_of = "x"})
+    attributes {comm.ranks = "all"} { return %x : tensor<2xf32> }
+
+// -----
+
+// expected-error @+1 {{'comm.data_parallel' optimizer kind must be "sgd", "adam" or "adamw"}}
+module attributes {comm.data_parallel = {optimizer = {kind = "lamb", lr = 0.1}}} {}
+
+// -----
+
+// expected-error @+1 {{'comm.data_parallel' optimizer needs 'momentum' (a float)}}
+module attributes {comm.data_parallel = {optimizer = {kind = "sgd", lr = 0.1, weight_decay = 0.0}}} {}
+
+// -----
+
+// expected-error @+1 {{'comm.data_parallel' optimizer needs 'betas' (two floats)}}
+module attributes {comm.data_parallel = {optimizer = {kind = "adam", lr = 0.1, weight_decay = 0.0, eps = 1.0e-08}}} {}
+
+// -----
+
+// expected-error @+1 {{'comm.data_parallel' optimizer lr must be > 0}}
+module attributes {comm.data_parallel = {optimizer = {kind = "sgd", lr = 0.0, weight_decay = 0.0, momentum = 0.0, dampening = 0.0, nesterov = false}}} {}
+
+// -----
+
+// expected-error @+1 {{'comm.data_parallel' optimizer has unknown keys for the adam optimizer}}
+module attributes {comm.data_parallel = {optimizer = {kind = "adam", lr = 0.1, weight_decay = 0.0, eps = 1.0e-08, betas = [0.9, 0.999], amsgrad = true}}} {}

@@ -2,10 +2,12 @@
 """End-to-end: compile DAGs, run them under MPICH, compare every rank's
 outputs with the NumPy reference (reference.py).
 
-    e2e.py RANKC WORKDIR DAG.json... [--seed S] [--random N]
+    e2e.py RANKC WORKDIR DAG.json... [--seed S] [--random N] [--steps N]
 
 --random N also generates N random deadlock-free MPMD programs (with the
-generator of test/Random) and checks them the same way. Prints one line per
+generator of test/Random) and checks them the same way. --steps N runs
+every program N steps in one process (launch --steps) against N steps of
+the reference (state carried, the optimizer applied). Prints one line per
 DAG and "N passed, M failed"; exits 1 on any failure."""
 import json
 import os
@@ -37,7 +39,7 @@ def save(path, value, dt):
     np.save(path, reference.to_bf16_bits(value) if dt == "bf16" else value)
 
 
-def check(rankc, workdir, path, seed):
+def check(rankc, workdir, path, seed, steps=1):
     name = os.path.splitext(os.path.basename(path))[0]
     base = os.path.join(workdir, name)
     doc = json.load(open(path))
@@ -57,11 +59,12 @@ def check(rankc, workdir, path, seed):
                     save(os.path.join(base, "in", f"rank{r}", node["id"] + ".npy"), v, node["dtype"])
     res = os.path.join(base, "res")
     p = subprocess.run([os.path.join(out, "launch"), "--inputs", os.path.join(base, "in"),
-                        "--outputs", res, "--timeout", "60"],
+                        "--outputs", res, "--timeout", "60", "--steps", str(steps)],
                        capture_output=True, text=True, timeout=300)
     if p.returncode != 0:
         return f"run failed ({p.returncode}): {p.stderr.strip()}"
-    expected = reference.evaluate(doc, inputs)
+    expected = (reference.evaluate(doc, inputs) if steps == 1
+                else reference.evaluate_steps(doc, inputs, steps))
     for r, outs in expected.items():
         for oname, (want, dt) in outs.items():
             f = os.path.join(res, f"rank{r}", oname + ".npy")
@@ -89,6 +92,11 @@ def main():
     args = sys.argv[3:]
     seed = 0
     randoms = 0
+    steps = 1
+    if "--steps" in args:
+        i = args.index("--steps")
+        steps = int(args[i + 1])
+        del args[i:i + 2]
     if "--seed" in args:
         i = args.index("--seed")
         seed = int(args[i + 1])
@@ -111,7 +119,7 @@ def main():
             args.append(path)
     passed = failed = 0
     for path in args:
-        why = check(rankc, workdir, path, seed)
+        why = check(rankc, workdir, path, seed, steps)
         print(("PASS: " if why is None else "FAIL: ") + os.path.basename(path) +
               ("" if why is None else ": " + why))
         if why is None:

@@ -235,3 +235,70 @@ def evaluate(doc, inputs):
                 for r in range(ws):
                     results[r][name] = (fix(mean, t), t)
     return results
+
+
+def optimizer_step(opt, p, g, st, t):
+    """torch.optim's single-tensor update of parameter p (float32/64) with
+    gradient g; st is the parameter's state dict, t the step number (1...)."""
+    dt = p.dtype.type
+    c = lambda x: dt(x)
+    kind, lr, wd = opt["kind"], opt["lr"], opt.get("weight_decay", 0.01 if opt["kind"] == "adamw" else 0)
+    if kind == "sgd":
+        m, damp, nest = opt.get("momentum", 0), opt.get("dampening", 0), opt.get("nesterov", False)
+        if wd:
+            g = g + c(wd) * p
+        if m:
+            buf = g.copy() if t == 1 else st["momentum_buffer"] * c(m) + c(1 - damp) * g
+            st["momentum_buffer"] = buf
+            g = g + c(m) * buf if nest else buf
+        return p + c(-lr) * g
+    b1, b2 = opt.get("betas", [0.9, 0.999])
+    eps = opt.get("eps", 1e-8)
+    if kind == "adamw":
+        p = p * c(1 - lr * wd)
+    elif wd:
+        g = g + c(wd) * p
+    m = st.get("exp_avg", np.zeros_like(p)) * c(b1) + c(1 - b1) * g
+    v = st.get("exp_avg_sq", np.zeros_like(p)) * c(b2) + c(1 - b2) * g * g
+    st["exp_avg"], st["exp_avg_sq"] = m, v
+    step_size = lr / (1 - b1 ** t)
+    bc2_sqrt = math.sqrt(1 - b2 ** t)
+    denom = np.sqrt(v) / c(bc2_sqrt) + c(eps)
+    return p + (c(-step_size) * m) / denom
+
+
+def evaluate_steps(doc, inputs, steps):
+    """`steps` steps of the document: `state` carried, parameters updated by
+    the optimizer (and written as outputs named after them), as
+    dag-format.md's "Steps and state" says. Returns the last step's
+    outputs."""
+    ws = doc["world_size"]
+    prog_of = {}
+    for p in doc["programs"]:
+        for r in (range(ws) if p["ranks"] == "all" else p["ranks"]):
+            prog_of[r] = p
+    inputs = {r: dict(v) for r, v in inputs.items()}
+    opt = (doc.get("data_parallel") or {}).get("optimizer")
+    opt_state = {r: {} for r in range(ws)}
+    for t in range(1, steps + 1):
+        results = evaluate(doc, inputs)
+        for r in range(ws):
+            prog = prog_of[r]
+            if opt:
+                for name, target in prog.get("outputs", {}).items():
+                    if isinstance(target, dict) and "grad_of" in target:
+                        w = target["grad_of"]
+                        if w in opt_state[r] and opt_state[r][w].get("_t") == t:
+                            continue  # the first gradient output of w counts
+                        st = opt_state[r].setdefault(w, {})
+                        st["_t"] = t
+                        g = np.asarray(results[r][name][0])
+                        inputs[r][w] = optimizer_step(opt, inputs[r][w], g.astype(inputs[r][w].dtype), st, t)
+            for in_id, out_name in prog.get("state", {}).items():
+                inputs[r][in_id] = np.asarray(results[r][out_name][0])
+        if opt:
+            for r in range(ws):
+                for w, st in opt_state[r].items():
+                    dt = next(n["dtype"] for n in prog_of[r]["nodes"] if n["id"] == w)
+                    results[r][w] = (inputs[r][w], dt)
+    return results

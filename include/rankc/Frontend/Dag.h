@@ -1,6 +1,6 @@
 //===- Dag.h - the serialized DAG, parsed -----------------------*- C++ -*-===//
 //
-// The in-memory form of a `rankc-dag` version 1 document (see
+// The in-memory form of a `rankc-dag` version 1 or 2 document (see
 // shared/spec/dag-format.md). The JSON reader fills it with what the text
 // says, checking JSON types and keys; the checker resolves names, infers
 // shapes and dtypes and enforces the spec's rules; the importer turns a
@@ -153,6 +153,13 @@ struct Output {
   Pos pos;
 };
 
+/// `state` (v2): after each step, output `outputName` becomes the value of
+/// the input or param `inputId` for the next step.
+struct StatePair {
+  std::string inputId, outputName;
+  Pos pos;
+};
+
 struct Program {
   Program() = default;
   // Moved, never copied (std::vector<Program> must not try to copy nodes).
@@ -172,23 +179,38 @@ struct Program {
   std::vector<int64_t> ranks; // when !allRanks, as written
   std::deque<Node> nodes; // a deque: reading appends without moving nodes
   std::vector<Output> outputs; // in document order
-  Pos pos;
+  std::vector<StatePair> state; // in document order
+  Pos pos, statePos;
   std::vector<uint32_t> order; // topological, filled by the checker
 
   /// "[0]", "[0, 2]" or "all": how diagnostics name this program.
   std::string ranksText() const;
 };
 
+/// `data_parallel.optimizer` (v2), with PyTorch's defaults filled in.
+struct Optimizer {
+  enum Kind : uint8_t { Sgd, Adam, AdamW } kind = Sgd;
+  double lr = 0;
+  double momentum = 0, dampening = 0; // sgd
+  bool nesterov = false;              // sgd
+  double beta1 = 0.9, beta2 = 0.999, eps = 1e-8; // adam, adamw
+  double weightDecay = 0; // adamw: 0.01 unless given
+  Pos pos;
+};
+const char *optimizerName(Optimizer::Kind kind);
+
 struct DataParallel {
   double bucketCapMb = 25;
   double firstBucketCapMb = 1;
   bool ddpInitialOrder = false;
   std::vector<std::string> ignore;
+  std::optional<Optimizer> optimizer;
   Pos pos;
 };
 
 struct Document {
   std::string file; // as given on the command line, for diagnostics
+  int64_t version = 1;
   int64_t worldSize = 1;
   std::optional<DataParallel> dataParallel;
   std::vector<Program> programs;

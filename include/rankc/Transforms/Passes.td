@@ -71,6 +71,30 @@ def CommBucketGradients : Pass<"comm-bucket-gradients", "mlir::ModuleOp"> {
   let dependentDialects = ["mlir::tensor::TensorDialect"];
 }
 
+def CommApplyOptimizer : Pass<"comm-apply-optimizer", "mlir::ModuleOp"> {
+  let summary = "Update parameters with the data-parallel optimizer, in the program";
+  let description = [{
+    With `optimizer` in `comm.data_parallel` (SGD with momentum, dampening,
+    Nesterov and weight decay; Adam; AdamW), every parameter that has a
+    `comm.grad_of` result is updated from that gradient as torch.optim's
+    single-tensor implementation updates it, in the parameter's dtype (f16
+    and bf16 through f32). Runs after comm-bucket-gradients, so the gradient
+    is the average over all ranks (an ignored parameter's: its own rank's).
+
+    The new parameter becomes a result named after the parameter and marked
+    `comm.update_of`; the optimizer's state (the step count, momentum
+    buffers, Adam's moments) becomes arguments and results marked
+    `comm.optimizer_state`, which the runtime starts at zero and carries
+    from step to step. One elementwise linalg.generic per parameter computes
+    the parameter and its state together, so partitioning places it right
+    after its bucket's reduction. A module that has the optimizer applied
+    already (or is partitioned) is left as it is.
+  }];
+  let dependentDialects = ["mlir::linalg::LinalgDialect",
+                           "mlir::math::MathDialect",
+                           "mlir::tensor::TensorDialect"];
+}
+
 def CommAssignMpiTags : Pass<"comm-assign-mpi-tags", "mlir::ModuleOp"> {
   let summary = "Give every send and receive the MPI tag it travels with";
   let description = [{
