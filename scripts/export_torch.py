@@ -7,13 +7,25 @@ output. Works with Debian's python3-torch (1.13) and current PyTorch.
 
     from export_torch import export_step
     doc = export_step(model, example_inputs, loss_fn, world_size=2,
-                      bucket_cap_mb=25, first_bucket_cap_mb=1)
+                      bucket_cap_mb=25, first_bucket_cap_mb=1,
+                      optimizer={"kind": "sgd", "lr": 0.1, "momentum": 0.9})
 
     python3 scripts/export_torch.py mlp|mlp-large|transformer OUT.json
         [--world-size N] [--bucket-cap-mb X] [--first-bucket-cap-mb Y]
+        [--optimizer sgd|adam|adamw --lr X [--momentum M] [--dampening D]
+         [--nesterov] [--weight-decay W] [--betas B1,B2] [--eps E]]
+        [--freeze PARAM]...
+
+With an optimizer (a dict as dag-format.md's `optimizer`, or a
+torch.optim.SGD/Adam/AdamW whose settings are copied) the document is
+version 2 and trains under `launch --steps N`: every parameter is updated
+after each step. Parameters with requires_grad=False (or --freeze) are not
+parameters of the step: they become `input` nodes (values supplied like the
+batch's) with no gradient, so DDP's averaging and the optimizer skip them.
 
 Operators without a translation stop the export with a message naming them.
 """
+import argparse
 import json
 import sys
 
@@ -204,37 +216,71 @@ class Exporter:
         return list(node.meta["tensor_meta"].shape)
 
 
+def optimizer_settings(optimizer):
+    """dag-format.md's `optimizer` from a dict or a torch.optim optimizer
+    (its first parameter group's settings; the DAG has one group)."""
+    if optimizer is None or isinstance(optimizer, dict):
+        return optimizer
+    kinds = {torch.optim.SGD: "sgd", torch.optim.Adam: "adam", torch.optim.AdamW: "adamw"}
+    kind = kinds.get(type(optimizer))
+    if kind is None:
+        raise SystemExit(f"error: export_torch: optimizer {type(optimizer).__name__} "
+                         "is not supported (SGD, Adam, AdamW)")
+    g = optimizer.param_groups[0]
+    for flag in ("maximize", "amsgrad"):
+        if g.get(flag):
+            raise SystemExit(f"error: export_torch: '{flag}' is not supported")
+    out = {"kind": kind, "lr": float(g["lr"]), "weight_decay": float(g["weight_decay"])}
+    if kind == "sgd":
+        out.update(momentum=float(g["momentum"]), dampening=float(g["dampening"]),
+                   nesterov=bool(g["nesterov"]))
+    else:
+        out.update(betas=[float(b) for b in g["betas"]], eps=float(g["eps"]))
+    return out
+
+
 def export_step(model, inputs, loss_fn, world_size=1, bucket_cap_mb=25,
-                first_bucket_cap_mb=1, order="ready"):
-    """The DAG of one training step of `model` on `inputs` (a tuple)."""
-    names = [n for n, _ in model.named_parameters()]
-    params = [p.detach().clone().requires_grad_() for _, p in model.named_parameters()]
+                first_bucket_cap_mb=1, order="ready", optimizer=None):
+    """The DAG of one training step of `model` on `inputs` (a tuple); with
+    `optimizer`, the step also updates the parameters (version 2)."""
+    named = list(model.named_parameters())
+    names = [n for n, p in named if p.requires_grad]
+    frozen = [n for n, p in named if not p.requires_grad]
+    params = [p.detach().clone().requires_grad_() for _, p in named if p.requires_grad]
+    fixed = [p.detach().clone() for _, p in named if not p.requires_grad]
 
     def step(*args):
-        xs, ps = args[:len(inputs)], args[len(inputs):]
-        out = functional_call(model, dict(zip(names, ps)), tuple(xs))
+        xs = args[:len(inputs)]
+        ps = args[len(inputs):len(inputs) + len(params)]
+        fs = args[len(inputs) + len(params):]
+        out = functional_call(model, {**dict(zip(names, ps)), **dict(zip(frozen, fs))},
+                              tuple(xs))
         loss = loss_fn(out)
         return (loss, *torch.autograd.grad(loss, ps))
 
-    gm = make_fx(step)(*inputs, *params)
-    ShapeProp(gm).propagate(*inputs, *params)
+    gm = make_fx(step)(*inputs, *params, *fixed)
+    ShapeProp(gm).propagate(*inputs, *params, *fixed)
     ex = Exporter()
     placeholders = [n for n in gm.graph.nodes if n.op == "placeholder"]
     unsupported = set()
-    # Parameters first, in registration order, then the inputs.
-    for i, n in enumerate(placeholders):
+    # Parameters first, in registration order, then the inputs, then the
+    # frozen parameters (inputs named after them).
+    for i, n in enumerate(placeholders[len(inputs):len(inputs) + len(params)]):
         meta = n.meta["tensor_meta"]
-        if i >= len(inputs):
-            nid = names[i - len(inputs)]
-            ex.nodes.append({"id": nid, "op": "param", "shape": list(meta.shape),
-                             "dtype": DTYPES[meta.dtype]})
-            ex.ids[n] = nid
+        ex.nodes.append({"id": names[i], "op": "param", "shape": list(meta.shape),
+                         "dtype": DTYPES[meta.dtype]})
+        ex.ids[n] = names[i]
     for i, n in enumerate(placeholders[:len(inputs)]):
         meta = n.meta["tensor_meta"]
         nid = f"input{i}"
         ex.nodes.append({"id": nid, "op": "input", "shape": list(meta.shape),
                          "dtype": DTYPES[meta.dtype]})
         ex.ids[n] = nid
+    for i, n in enumerate(placeholders[len(inputs) + len(params):]):
+        meta = n.meta["tensor_meta"]
+        ex.nodes.append({"id": frozen[i], "op": "input", "shape": list(meta.shape),
+                         "dtype": DTYPES[meta.dtype]})
+        ex.ids[n] = frozen[i]
     outputs = {}
     for n in gm.graph.nodes:
         if n.op == "call_function":
@@ -260,9 +306,13 @@ def export_step(model, inputs, loss_fn, world_size=1, bucket_cap_mb=25,
     for node in ex.nodes:  # args: [] reads better omitted for leaves
         if not node.get("args"):
             node.pop("args", None)
-    return {"format": "rankc-dag", "version": 1, "world_size": world_size,
-            "data_parallel": {"bucket_cap_mb": bucket_cap_mb,
-                              "first_bucket_cap_mb": first_bucket_cap_mb, "order": order},
+    dp = {"bucket_cap_mb": bucket_cap_mb, "first_bucket_cap_mb": first_bucket_cap_mb,
+          "order": order}
+    settings = optimizer_settings(optimizer)
+    if settings is not None:
+        dp["optimizer"] = settings
+    return {"format": "rankc-dag", "version": 1 if settings is None else 2,
+            "world_size": world_size, "data_parallel": dp,
             "programs": [{"ranks": "all", "nodes": ex.nodes, "outputs": outputs}]}
 
 
@@ -307,19 +357,48 @@ MODELS = {
 
 
 def main():
-    kind, out = sys.argv[1], sys.argv[2]
-    opt = lambda flag, default, cast: cast(sys.argv[sys.argv.index(flag) + 1]) if flag in sys.argv else default
-    ws = opt("--world-size", 2, int)
-    cap = opt("--bucket-cap-mb", 0.002, float)
-    first = opt("--first-bucket-cap-mb", 0.001, float)
+    ap = argparse.ArgumentParser(description="Export a training step as a rankc DAG.")
+    ap.add_argument("model", help=", ".join(MODELS))
+    ap.add_argument("out")
+    ap.add_argument("--world-size", type=int, default=2)
+    ap.add_argument("--bucket-cap-mb", type=float, default=0.002)
+    ap.add_argument("--first-bucket-cap-mb", type=float, default=0.001)
+    ap.add_argument("--optimizer", choices=["sgd", "adam", "adamw"])
+    ap.add_argument("--lr", type=float)
+    ap.add_argument("--momentum", type=float)
+    ap.add_argument("--dampening", type=float)
+    ap.add_argument("--nesterov", action="store_true")
+    ap.add_argument("--weight-decay", type=float)
+    ap.add_argument("--betas", type=lambda s: [float(b) for b in s.split(",")])
+    ap.add_argument("--eps", type=float)
+    ap.add_argument("--freeze", action="append", default=[], metavar="PARAM",
+                    help="a parameter to export with requires_grad=False")
+    a = ap.parse_args()
     torch.manual_seed(0)
-    if kind not in MODELS:
-        raise SystemExit(f"error: export_torch: unknown model '{kind}' "
+    if a.model not in MODELS:
+        raise SystemExit(f"error: export_torch: unknown model '{a.model}' "
                          f"(known: {', '.join(MODELS)})")
-    model, batch = MODELS[kind]()
+    model, batch = MODELS[a.model]()
+    known = dict(model.named_parameters())
+    for name in a.freeze:
+        if name not in known:
+            raise SystemExit(f"error: export_torch: --freeze '{name}' is not a parameter "
+                             f"(known: {', '.join(known)})")
+        known[name].requires_grad_(False)
+    optimizer = None
+    if a.optimizer:
+        if a.lr is None:
+            raise SystemExit("error: export_torch: --optimizer needs --lr")
+        optimizer = {"kind": a.optimizer, "lr": a.lr}
+        fields = {"momentum": a.momentum, "dampening": a.dampening,
+                  "weight_decay": a.weight_decay, "betas": a.betas, "eps": a.eps}
+        optimizer.update({k: v for k, v in fields.items() if v is not None})
+        if a.nesterov:
+            optimizer["nesterov"] = True
     doc = export_step(model, (batch,), lambda y: (y * y).mean(),
-                      world_size=ws, bucket_cap_mb=cap, first_bucket_cap_mb=first)
-    json.dump(doc, open(out, "w"), indent=1)
+                      world_size=a.world_size, bucket_cap_mb=a.bucket_cap_mb,
+                      first_bucket_cap_mb=a.first_bucket_cap_mb, optimizer=optimizer)
+    json.dump(doc, open(a.out, "w"), indent=1)
 
 
 if __name__ == "__main__":

@@ -1,0 +1,144 @@
+#!/usr/bin/env python3
+"""Training for many steps against real PyTorch DDP.
+
+A model (mlp or transformer) is exported with its optimizer
+(scripts/export_torch.py), compiled by rankc and run for STEPS steps in one
+process per rank (`launch --steps`), one fixed batch per rank. The same
+model, batches and optimizer are then trained by
+torch.nn.parallel.DistributedDataParallel over gloo in RANKS processes.
+Every rank's final parameters and last loss must agree.
+
+    train_vs_ddp.py RANKC WORKDIR RANKS STEPS MODEL OPTIMIZER-JSON
+        [--ignore PARAM] [--freeze PARAM] [--rtol R] [--atol A]
+
+Prints one line per mismatch and "N passed, M failed"."""
+import json
+import os
+import socket
+import subprocess
+import sys
+import tempfile
+
+import numpy as np
+import torch
+import torch.distributed as dist
+import torch.multiprocessing as mp
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, os.path.join(HERE, "..", "..", "scripts"))
+import export_torch  # noqa: E402
+
+LOSS = lambda y: (y * y).mean()  # noqa: E731
+OPTIMIZERS = {"sgd": torch.optim.SGD, "adam": torch.optim.Adam, "adamw": torch.optim.AdamW}
+
+
+def build(kind, freeze):
+    torch.manual_seed(1)
+    model, example = export_torch.MODELS[kind]()
+    for name, p in model.named_parameters():
+        if name in freeze:
+            p.requires_grad_(False)
+    return model, example
+
+
+def make_optimizer(model, spec):
+    kw = {k: v for k, v in spec.items() if k != "kind"}
+    if "betas" in kw:
+        kw["betas"] = tuple(kw["betas"])
+    params = [p for p in model.parameters() if p.requires_grad]
+    return OPTIMIZERS[spec["kind"]](params, **kw)
+
+
+def ddp_worker(r, ranks, port, kind, spec, ignore, freeze, steps, batches, out):
+    os.environ.update(MASTER_ADDR="127.0.0.1", MASTER_PORT=str(port))
+    dist.init_process_group("gloo", rank=r, world_size=ranks)
+    torch.set_num_threads(1)
+    model, _ = build(kind, freeze)
+    if ignore:
+        torch.nn.parallel.DistributedDataParallel._set_params_and_buffers_to_ignore_for_model(
+            model, ignore)
+    ddp = torch.nn.parallel.DistributedDataParallel(model)
+    opt = make_optimizer(model, spec)
+    loss = None
+    for _ in range(steps):
+        opt.zero_grad()
+        loss = LOSS(ddp(batches[r]))
+        loss.backward()
+        opt.step()
+    res = {n: p.detach().numpy().copy() for n, p in model.named_parameters()}
+    res["loss"] = np.float32(loss.item())
+    np.savez(os.path.join(out, f"rank{r}.npz"), **res)
+    dist.destroy_process_group()
+
+
+def free_port():
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def main():
+    args = sys.argv[1:]
+    def take(flag, many=False, default=None, cast=str):
+        vals = []
+        while flag in args:
+            i = args.index(flag)
+            vals.append(cast(args[i + 1]))
+            del args[i:i + 2]
+        return vals if many else (vals[-1] if vals else default)
+    ignore = take("--ignore", many=True)
+    freeze = take("--freeze", many=True)
+    rtol = take("--rtol", default=1e-4, cast=float)
+    atol = take("--atol", default=1e-6, cast=float)
+    rankc, work, ranks, steps, kind, spec = args[0], args[1], int(args[2]), int(args[3]), args[4], json.loads(args[5])
+    os.makedirs(work, exist_ok=True)
+
+    model, example = build(kind, freeze)
+    gen = torch.Generator().manual_seed(7)
+    batches = [torch.randn(example.shape, generator=gen) for _ in range(ranks)]
+    doc = export_torch.export_step(model, (batches[0],), LOSS, world_size=ranks,
+                                   bucket_cap_mb=0.002, first_bucket_cap_mb=0.001,
+                                   optimizer=spec)
+    if ignore:
+        doc["data_parallel"]["ignore"] = ignore
+    path = os.path.join(work, "step.json")
+    json.dump(doc, open(path, "w"))
+    exe = os.path.join(work, "exe")
+    subprocess.run([rankc, "compile", path, "-o", exe], check=True)
+    for r in range(ranks):
+        d = os.path.join(work, "in", f"rank{r}")
+        os.makedirs(d, exist_ok=True)
+        for name, p in model.named_parameters():
+            np.save(os.path.join(d, name + ".npy"), p.detach().numpy())
+        np.save(os.path.join(d, "input0.npy"), batches[r].numpy())
+    subprocess.run([os.path.join(exe, "launch"), "--inputs", os.path.join(work, "in"),
+                    "--outputs", os.path.join(work, "res"), "--steps", str(steps)],
+                   check=True)
+
+    ref = tempfile.mkdtemp(dir=work)
+    mp.spawn(ddp_worker, nprocs=ranks, join=True,
+             args=(ranks, free_port(), kind, spec, ignore, freeze, steps, batches, ref))
+    passed = failed = 0
+    for r in range(ranks):
+        want = np.load(os.path.join(ref, f"rank{r}.npz"))
+        res = os.path.join(work, "res", f"rank{r}")
+        for name in want.files:
+            f = os.path.join(res, name + ".npy")
+            if name in freeze:
+                ok = not os.path.exists(f)  # not a parameter of the step
+                why = "a frozen parameter was written as updated"
+            else:
+                got = np.load(f)
+                ok = np.allclose(got, want[name], rtol=rtol, atol=atol)
+                why = f"max error {np.abs(got - want[name]).max():.3g}"
+            if ok:
+                passed += 1
+            else:
+                failed += 1
+                print(f"FAIL: rank {r} {name}: {why}")
+    print(f"{passed} passed, {failed} failed")
+    sys.exit(1 if failed else 0)
+
+
+if __name__ == "__main__":
+    main()
