@@ -8,6 +8,8 @@
 #include "llvm/ADT/StringSet.h"
 #include "llvm/Support/JSON.h"
 
+#include <functional>
+
 using namespace mlir;
 
 namespace rankc {
@@ -32,6 +34,15 @@ static unsigned countNodes(func::CallOp call) {
 }
 
 std::vector<PlanPart> readSchedule(func::FuncOp program) {
+  // The part that computes each updated parameter: the call whose result
+  // the program returns as that parameter's update.
+  llvm::DenseMap<Operation *, std::vector<std::string>> updatesOf;
+  Operation *ret = program.getBody().front().getTerminator();
+  for (unsigned i = 0; i < program.getNumResults(); ++i)
+    if (auto p = program.getResultAttrOfType<StringAttr>(
+            i, comm::CommDialect::kUpdateOf))
+      if (Operation *def = ret->getOperand(i).getDefiningOp())
+        updatesOf[def].push_back(p.str());
   std::vector<PlanPart> parts;
   PlanPart current;
   auto started = [&] { return current.call || !current.sends.empty(); };
@@ -50,6 +61,7 @@ std::vector<PlanPart> readSchedule(func::FuncOp program) {
         flush();
       current.call = call;
       current.ops = countNodes(call);
+      current.updates = updatesOf.lookup(call);
     } else if (isa<comm::SendOp>(op)) {
       current.sends.push_back(&op);
     }
@@ -114,6 +126,12 @@ LogicalResult writePlan(ModuleOp module, llvm::raw_ostream &os) {
                              {"ops", int64_t(part.ops)}};
       if (!allreduces.empty())
         obj["allreduces"] = std::move(allreduces);
+      if (!part.updates.empty()) {
+        llvm::json::Array updates;
+        for (const std::string &p : part.updates)
+          updates.push_back(p);
+        obj["updates"] = std::move(updates);
+      }
       parts.push_back(std::move(obj));
     }
     programs.push_back(llvm::json::Object{{"ranks", std::move(ranks)},
@@ -144,6 +162,28 @@ LogicalResult writePlan(ModuleOp module, llvm::raw_ostream &os) {
                           {"programs", std::move(programs)},
                           {"buckets", std::move(buckets)},
                           {"mpi_tags", std::move(mpiTags)}};
+  // The optimizer with its defaults filled in: what the programs compute.
+  if (auto dp = module->getAttrOfType<DictionaryAttr>(
+          comm::CommDialect::kDataParallel))
+    if (auto opt = dp.getAs<DictionaryAttr>("optimizer")) {
+      std::function<llvm::json::Value(Attribute)> toJson =
+          [&](Attribute a) -> llvm::json::Value {
+        if (auto f = dyn_cast<FloatAttr>(a))
+          return f.getValueAsDouble();
+        if (auto b = dyn_cast<BoolAttr>(a))
+          return b.getValue();
+        if (auto s = dyn_cast<StringAttr>(a))
+          return s.str();
+        llvm::json::Array list;
+        for (Attribute x : cast<ArrayAttr>(a))
+          list.push_back(toJson(x));
+        return list;
+      };
+      llvm::json::Object fields;
+      for (NamedAttribute f : opt)
+        fields[f.getName().str()] = toJson(f.getValue());
+      plan["optimizer"] = std::move(fields);
+    }
   os << llvm::formatv("{0:2}", llvm::json::Value(std::move(plan))) << "\n";
   return success();
 }

@@ -22,7 +22,8 @@ DT = {"bool": np.bool_, "i8": np.int8, "i32": np.int32, "i64": np.int64,
 def round_bf16(a):
     a = np.asarray(a, dtype=np.float32)
     bits = a.view(np.uint32).astype(np.uint64)
-    rounded = ((bits + 0x7FFF + ((bits >> 16) & 1)) >> 16) << 16
+    s16, one = np.uint64(16), np.uint64(1)  # 0-d values are scalars: no int mixing
+    rounded = ((bits + np.uint64(0x7FFF) + ((bits >> s16) & one)) >> s16) << s16
     out = rounded.astype(np.uint32).view(np.float32)
     return np.where(np.isnan(a), a, out)
 

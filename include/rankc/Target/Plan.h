@@ -13,6 +13,9 @@
 #include "mlir/IR/BuiltinOps.h"
 #include "llvm/Support/raw_ostream.h"
 
+#include <string>
+#include <vector>
+
 namespace rankc {
 
 /// One part of a program's schedule: the waits before it, its computation
@@ -22,6 +25,8 @@ struct PlanPart {
   mlir::func::CallOp call;                    // null: no computation
   llvm::SmallVector<mlir::Operation *> sends; // comm.send
   unsigned ops = 0; // DAG nodes computed (top-level ops without DAG names)
+  /// Parameters whose optimizer update this part computes (comm.update_of).
+  std::vector<std::string> updates;
 };
 
 /// The parts of a program function of a partitioned module, in order.
