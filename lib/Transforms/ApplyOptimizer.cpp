@@ -246,8 +246,8 @@ void Updater::updateParam(unsigned paramArg, unsigned gradResult,
                 arith::ConstantIntOp::create(nb, nl, 0, 64));
             // The buffer starts as the first gradient, then
             // buf.mul_(momentum).add_(d_p, alpha=1 - dampening).
-            Value later = add(mul(buf, c(s.momentum)),
-                              mul(c(1 - s.dampening), g));
+            Value kept = mul(buf, c(s.momentum));
+            Value later = add(kept, mul(c(1 - s.dampening), g));
             newBuf = arith::SelectOp::create(nb, nl, first, g, later);
             g = s.nesterov ? add(g, mul(c(s.momentum), newBuf)) : newBuf;
           }
@@ -267,12 +267,16 @@ void Updater::updateParam(unsigned paramArg, unsigned gradResult,
             p = mul(p, c(1 - s.lr * s.weightDecay)); // param.mul_(1 - lr*wd)
           else if (s.weightDecay != 0)
             g = add(g, mul(c(s.weightDecay), p)); // grad.add(p, alpha=wd)
-          Value newM = add(mul(m, c(s.beta1)), mul(c(1 - s.beta1), g));
-          Value newV = add(mul(v, c(s.beta2)), mul(mul(c(1 - s.beta2), g), g));
-          Value denom = add(arith::DivFOp::create(
-                                nb, nl, math::SqrtOp::create(nb, nl, newV),
-                                toCompute(bc2SqrtC)),
-                            c(s.eps));
+          // Operands are built one statement at a time: C++ leaves the order
+          // of argument evaluation open, the IR's order must not be.
+          Value keptM = mul(m, c(s.beta1));
+          Value newM = add(keptM, mul(c(1 - s.beta1), g));
+          Value keptV = mul(v, c(s.beta2));
+          Value newV = add(keptV, mul(mul(c(1 - s.beta2), g), g));
+          Value root = math::SqrtOp::create(nb, nl, newV);
+          Value scaled =
+              arith::DivFOp::create(nb, nl, root, toCompute(bc2SqrtC));
+          Value denom = add(scaled, c(s.eps));
           Value negStep = arith::NegFOp::create(nb, nl, toCompute(stepSizeC));
           Value delta =
               arith::DivFOp::create(nb, nl, mul(negStep, newM), denom);
