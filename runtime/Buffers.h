@@ -38,6 +38,8 @@ void freeBuffer(void *buffer);
 StepArenas &programArenas();
 /// Bytes of buffer memory held now (inputs and arenas), for --stats.
 size_t bufferBytesHeld();
+/// Bytes in use on the GPU (by every process on it), or 0 without one.
+size_t deviceBytesInUse();
 /// One line for --stats: where the buffers are.
 std::string describeBuffers();
 

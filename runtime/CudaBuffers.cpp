@@ -56,6 +56,11 @@ StepArenas &programArenas() {
   static StepArenas arenas(deviceAlloc, deviceFree, deviceCopy);
   return arenas;
 }
+size_t deviceBytesInUse() {
+  size_t free = 0, total = 0;
+  RANKC_CU(cuMemGetInfo(&free, &total));
+  return total - free;
+}
 size_t bufferBytesHeld() {
   StepArenas &a = programArenas();
   return held + a.arenas[0].reserved() + a.arenas[1].reserved();

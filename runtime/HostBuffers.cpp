@@ -48,6 +48,7 @@ size_t bufferBytesHeld() {
   StepArenas &a = programArenas();
   return held + a.arenas[0].reserved() + a.arenas[1].reserved();
 }
+size_t deviceBytesInUse() { return 0; }
 std::string describeBuffers() { return "host"; }
 
 void enableKernelTiming() {}

@@ -100,7 +100,8 @@ void writeTrace(const std::string &path) {
 }
 
 // {"buffers", "steps", "ranks": [{"rank", "wall", "compute", "blocked",
-//  "median": {...}, "max_rss_kb", "buffer_bytes", "per_step": [{...}...]}]}:
+//  "median": {...}, "max_rss_kb", "buffer_bytes", "device_used_bytes",
+//  "per_step": [{...}...]}]}:
 // wall is the program's run (all steps), compute its parts, blocked its time
 // in waits (communication left exposed).
 void writeStats(const std::string &path) {
@@ -120,8 +121,10 @@ void writeStats(const std::string &path) {
   struct rusage usage;
   getrusage(RUSAGE_SELF, &usage);
   char buf[256];
-  snprintf(buf, sizeof buf, ", \"max_rss_kb\": %ld, \"buffer_bytes\": %zu",
-           usage.ru_maxrss, bufferBytesHeld());
+  snprintf(buf, sizeof buf,
+           ", \"max_rss_kb\": %ld, \"buffer_bytes\": %zu, "
+           "\"device_used_bytes\": %zu",
+           usage.ru_maxrss, bufferBytesHeld(), deviceBytesInUse());
   std::string mine = "{\"rank\": " + std::to_string(rank) + ", " +
                      timesJson(total) + ", \"median\": {" + timesJson(med) +
                      "}" + buf + ", \"per_step\": [" + perStep + "]}";

@@ -12,6 +12,7 @@
 #       MPICH into /tmp and runs every CUDA build, comparing outputs.
 #       With the `device` tool: run(command="bash scripts/device-gpu-check.sh
 #       run", carry=[".device"], kind="nvidia-h200" or "nvidia-h200-x2").
+#       `run NAME...` runs only the cases whose names contain a NAME.
 set -eu
 ROOT=$(cd "$(dirname "$0")/.." && pwd)
 cd "$ROOT"
@@ -34,7 +35,7 @@ case "${1:-}" in
     export LD_LIBRARY_PATH=$MPICH/lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}
     export UCX_MODULE_DIR=$MPICH/lib/ucx
     nvidia-smi --query-gpu=index,name,memory.total --format=csv,noheader || true
-    python3 scripts/gpu_check.py compare .device/gpu-check
+    python3 scripts/gpu_check.py compare .device/gpu-check "${@:2}"
     ;;
   *)
     echo "usage: device-gpu-check.sh prepare|run" >&2

@@ -8,7 +8,9 @@ prepare collects the DAGs (examples/, examples/pytato/, every op of the spec
 from test/Frontend, the data-parallel MLP step, random deadlock-free programs
 on 1 to 4 ranks with a fixed seed), writes each one's inputs, compiles it
 for both targets, runs the CPU build and keeps its outputs:
-WORK/<dag>/{dag.json, in/, cpu/, cuda/ (OUT of --target cuda)}.
+WORK/<dag>/{dag.json, in/, cpu/, cuda/ (OUT of --target cuda), steps}.
+Some cases run many steps (launch --steps: state carried, parameters
+updated by the optimizer), on both targets alike.
 compare runs every cuda/launch (with $RANKC_MPIEXEC, $LD_LIBRARY_PATH as
 set by the caller) and compares each rank's outputs with the CPU's, within
 the tolerances of test/E2E (exact for integers and bool). Prints one line
@@ -27,7 +29,7 @@ TOL = {"float16": (2e-2, 2e-2), "float32": (2e-4, 1e-5), "float64": (1e-9, 1e-12
 
 
 def dags(work):
-    """(name, path) of every DAG to check."""
+    """(name, path) of every DAG to check, run for one step; see steps()."""
     out = []
     for path in sorted(glob.glob(os.path.join(ROOT, "examples", "*.json")) +
                        glob.glob(os.path.join(ROOT, "examples", "pytato", "*.json"))):
@@ -55,8 +57,14 @@ def dags(work):
         {"id": "odd", "op": "tanh", "args": ["h"]},
         {"id": "r", "op": "allreduce", "args": ["odd"], "reduce": "sum", "tag": "g"},
         {"id": "col", "op": "slice", "args": ["x"], "begin": [0, 1], "end": [4, 8],
-         "step": [2, 3]}],
-        "outputs": {"e": "e", "t": "t", "m": "m", "r": "r", "col": "col"}}]}
+         "step": [2, 3]},
+        # A vectorized 3-D elementwise chain whose rows span several vectors
+        # (tiling once dropped all but each tile's first vector).
+        {"id": "a3", "op": "input", "shape": [2, 5, 16], "dtype": "f32"},
+        {"id": "b3", "op": "input", "shape": [2, 5, 16], "dtype": "f32"},
+        {"id": "d3", "op": "sub", "args": ["a3", "b3"]},
+        {"id": "sq3", "op": "mul", "args": ["d3", "d3"]}],
+        "outputs": {"e": "e", "t": "t", "m": "m", "r": "r", "col": "col", "sq3": "sq3"}}]}
     path = os.path.join(work, "edge.json")
     with open(path, "w") as f:
         json.dump(edge, f)
@@ -75,6 +83,32 @@ def dags(work):
     return out
 
 
+def stepped(work):
+    """(name, path, steps): DAGs run for many steps in one process."""
+    out = [("heat-20steps", os.path.join(ROOT, "examples", "heat.json"), 20),
+           ("state-mpmd-7steps", os.path.join(ROOT, "test", "E2E", "Inputs", "state-mpmd.json"), 7)]
+    sys.path.insert(0, os.path.join(ROOT, "scripts"))
+    import export_torch
+    import torch
+    for kind, opt, steps in [("mlp", {"kind": "sgd", "lr": 0.1, "momentum": 0.9}, 5),
+                             ("mlp", {"kind": "adam", "lr": 0.01}, 5),
+                             ("transformer", None, 1),
+                             ("transformer", {"kind": "sgd", "lr": 0.1, "momentum": 0.9}, 5),
+                             ("transformer", {"kind": "adam", "lr": 0.01}, 1),
+                             ("transformer", {"kind": "adam", "lr": 0.01}, 5)]:
+        torch.manual_seed(0)
+        model, batch = export_torch.MODELS[kind]()
+        doc = export_torch.export_step(model, (batch,), lambda y: (y * y).mean(),
+                                       world_size=2, bucket_cap_mb=0.002,
+                                       first_bucket_cap_mb=0.001, optimizer=opt)
+        name = f"train-{kind}-{opt['kind'] if opt else 'grads'}-{steps}steps"
+        path = os.path.join(work, name + ".json")
+        with open(path, "w") as f:
+            json.dump(doc, f)
+        out.append((name, path, steps))
+    return out
+
+
 def run(cmd, **kw):
     return subprocess.run(cmd, capture_output=True, text=True, errors="replace", **kw)
 
@@ -83,7 +117,7 @@ def prepare(rankc, work):
     sys.path.insert(0, os.path.join(ROOT, "test", "E2E"))
     import e2e
     os.makedirs(work, exist_ok=True)
-    for name, path in dags(work):
+    for name, path, steps in [(n, p, 1) for n, p in dags(work)] + stepped(work):
         if run([rankc, "check", path]).returncode != 0:
             print(f"skipped {name}: not a valid program (an example of an error)")
             continue
@@ -92,6 +126,8 @@ def prepare(rankc, work):
         os.makedirs(base, exist_ok=True)
         with open(os.path.join(base, "dag.json"), "w") as f:
             json.dump(doc, f)
+        with open(os.path.join(base, "steps"), "w") as f:
+            f.write(str(steps))
         rng = np.random.default_rng(0)
         for prog in doc["programs"]:
             ranks = range(doc["world_size"]) if prog["ranks"] == "all" else prog["ranks"]
@@ -106,8 +142,8 @@ def prepare(rankc, work):
             if p.returncode != 0:
                 sys.exit(f"{name}: compile --target {target} failed:\n{p.stderr}")
         p = run([os.path.join(base, "cpu-exe", "launch"), "--inputs",
-                 os.path.join(base, "in"), "--outputs", os.path.join(base, "cpu")],
-                timeout=600)
+                 os.path.join(base, "in"), "--outputs", os.path.join(base, "cpu"),
+                 "--steps", str(steps)], timeout=600)
         if p.returncode != 0:
             sys.exit(f"{name}: CPU run failed:\n{p.stderr}")
         subprocess.run(["rm", "-rf", os.path.join(base, "cpu-exe")])
@@ -115,14 +151,17 @@ def prepare(rankc, work):
         print(f"prepared {name}")
 
 
-def compare(work):
+def compare(work, only=()):
     passed = failed = 0
     for base in sorted(glob.glob(os.path.join(work, "*", "cuda"))):
         base = os.path.dirname(base)
         name = os.path.basename(base)
+        if only and not any(o in name for o in only):
+            continue
         res = os.path.join(base, "gpu")
+        steps = open(os.path.join(base, "steps")).read().strip()
         p = run([os.path.join(base, "cuda", "launch"), "--inputs", os.path.join(base, "in"),
-                 "--outputs", res, "--timeout", "120"], timeout=600)
+                 "--outputs", res, "--timeout", "120", "--steps", steps], timeout=600)
         why = None
         if p.returncode != 0:
             why = f"run failed ({p.returncode}): {p.stderr.strip()[-2000:]}"
@@ -159,7 +198,7 @@ def compare(work):
 if __name__ == "__main__":
     if len(sys.argv) == 4 and sys.argv[1] == "prepare":
         prepare(sys.argv[2], sys.argv[3])
-    elif len(sys.argv) == 3 and sys.argv[1] == "compare":
-        sys.exit(compare(sys.argv[2]))
+    elif len(sys.argv) >= 3 and sys.argv[1] == "compare":
+        sys.exit(compare(sys.argv[2], sys.argv[3:]))
     else:
         sys.exit(__doc__)

@@ -307,6 +307,45 @@ SmallVector<int64_t> tripCounts(scf::ParallelOp loop) {
   return trips;
 }
 
+/// The same loop from 0 by 1: scf::tileParallelLoop's in-bound guard
+/// (noMinMaxBounds) computes `inner_iv * step + outer_iv` although the inner
+/// induction variable already advances by the step, so with a step other
+/// than 1 (the vectorized loops step by the vector width) it skips all but
+/// the first iterations of a tile. Bounds must be constant (tripCounts).
+scf::ParallelOp normalizeSteps(RewriterBase &rewriter, scf::ParallelOp loop,
+                               ArrayRef<int64_t> trips) {
+  bool unit = llvm::all_of(
+      llvm::zip(loop.getLowerBound(), loop.getStep()), [](auto pair) {
+        return isConstantIntValue(std::get<0>(pair), 0) &&
+               isConstantIntValue(std::get<1>(pair), 1);
+      });
+  if (unit || llvm::is_contained(trips, -1) || loop.getNumResults())
+    return loop;
+  Location loc = loop.getLoc();
+  rewriter.setInsertionPoint(loop);
+  SmallVector<Value> zeros, ones, ubs;
+  for (int64_t t : trips) {
+    zeros.push_back(arith::ConstantIndexOp::create(rewriter, loc, 0));
+    ones.push_back(arith::ConstantIndexOp::create(rewriter, loc, 1));
+    ubs.push_back(arith::ConstantIndexOp::create(rewriter, loc, t));
+  }
+  auto unitLoop = scf::ParallelOp::create(rewriter, loc, zeros, ubs, ones);
+  Block *body = unitLoop.getBody();
+  rewriter.eraseOp(body->getTerminator());
+  rewriter.setInsertionPointToStart(body);
+  SmallVector<Value> ivs;
+  for (auto [iv, lb, step] : llvm::zip(unitLoop.getInductionVars(),
+                                       loop.getLowerBound(), loop.getStep())) {
+    Value scaled = arith::MulIOp::create(rewriter, loc, iv, step);
+    ivs.push_back(arith::AddIOp::create(rewriter, loc, scaled, lb));
+  }
+  rewriter.mergeBlocks(loop.getBody(), body, ivs);
+  for (NamedAttribute a : loop->getDiscardableAttrs())
+    unitLoop->setAttr(a.getName(), a.getValue());
+  rewriter.eraseOp(loop);
+  return unitLoop;
+}
+
 struct LinalgToGpuLoopsPass
     : public rankc::impl::RankcLinalgToGpuLoopsBase<LinalgToGpuLoopsPass> {
   using RankcLinalgToGpuLoopsBase::RankcLinalgToGpuLoopsBase;
@@ -413,6 +452,7 @@ struct LinalgToGpuLoopsPass
         mapLoop(loop, gpu::Processor::BlockX);
         continue;
       }
+      loop = normalizeSteps(rewriter, loop, trips);
       auto [blocks, points] =
           scf::tileParallelLoop(loop, sizes, /*noMinMaxBounds=*/true);
       mapLoop(blocks, gpu::Processor::BlockX);

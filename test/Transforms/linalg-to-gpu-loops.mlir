@@ -9,9 +9,9 @@
 // blocks, points to threads: x takes the single 4-wide column, y 256 rows;
 // a guard for the last, partial tile.
 // CHECK-LABEL: func.func @elementwise(
-// CHECK-DAG: %[[C1000:.*]] = arith.constant 1000 : index
-// CHECK: scf.parallel (%{{.*}}, %{{.*}}) = ({{.*}}) to (%[[C1000]], %{{.*}}) step
-// CHECK: scf.parallel ({{.*}}) = ({{.*}}) to ({{.*}}) step (%{{.*}}, %c4)
+// CHECK-DAG: %[[C1000:c1000]]{{.*}} = arith.constant 1000 : index
+// CHECK: scf.parallel (%{{.*}}, %{{.*}}) = ({{.*}}) to (%[[C1000]]{{.*}}, %{{.*}}) step
+// CHECK: scf.parallel ({{.*}}) = ({{.*}}) to ({{.*}}) step
 // CHECK: scf.if
 // CHECK: %[[V:.*]] = vector.load %{{.*}}[%{{.*}}] {alignment = 16 : i64} : memref<4xf32, {{.*}}>, vector<4xf32>
 // CHECK-NEXT: %[[E:.*]] = math.exp %[[V]] : vector<4xf32>
@@ -41,6 +41,30 @@ func.func @elementwise(%a: memref<1000x4xf32>, %b: memref<1000x4xf32>) {
   return
 }
 
+// Rows of 16 vectors: the loop counts vectors (0 to 16 by 1; the column is
+// the vector index times 4) before it is tiled, since tiling's in-bound
+// guard is only right for unit steps (it once skipped all but each tile's
+// first vector).
+// CHECK-LABEL: func.func @rows(
+// CHECK-DAG: %[[C4:.*]] = arith.constant 4 : index
+// CHECK-DAG: %[[C16:.*]] = arith.constant 16 : index
+// CHECK: scf.parallel (%{{.*}}, %{{.*}}) = ({{.*}}) to (%{{.*}}, %[[C16]]) step
+// CHECK: scf.parallel (%{{.*}}, %[[J:.*]]) = ({{.*}}) to ({{.*}}) step (%{{.*}}, %{{.*}})
+// CHECK: %[[V:.*]] = arith.addi %[[J]], %{{.*}} : index
+// CHECK: %[[COL:.*]] = arith.muli %[[V]], %[[C4]] : index
+// CHECK: %[[COL0:.*]] = arith.addi %[[COL]], %{{.*}} : index
+// CHECK: memref.subview %{{.*}}[%{{.*}}, %[[COL0]]] [1, 4]
+// CHECK: vector.load
+func.func @rows(%a: memref<4x64xf32>, %b: memref<4x64xf32>) {
+  linalg.generic {indexing_maps = [#id, #id], iterator_types = ["parallel", "parallel"]}
+      ins(%a : memref<4x64xf32>) outs(%b : memref<4x64xf32>) {
+  ^bb0(%x: f32, %y: f32):
+    %e = math.exp %x : f32
+    linalg.yield %e : f32
+  }
+  return
+}
+
 // An innermost dimension that is not a multiple of 4: scalar, 1 per thread.
 // CHECK-LABEL: func.func @odd(
 // CHECK-NOT: vector.
@@ -59,8 +83,8 @@ func.func @odd(%a: memref<10x7xf32>, %b: memref<10x7xf32>) {
 // (tiles of 4x4 over blocks of 8x32 threads), loading its 16 accumulators
 // before the k loop, carrying them in registers, storing them after.
 // CHECK-LABEL: func.func @matmul(
-// CHECK: scf.parallel
-// CHECK: scf.parallel ({{.*}}) = ({{.*}}) to ({{.*}}) step (%c4, %c4)
+// CHECK: scf.parallel ({{.*}}) = ({{.*}}) to (%c16, %c32{{.*}}) step
+// CHECK: scf.parallel ({{.*}}) = ({{.*}}) to ({{.*}}) step
 // CHECK: %[[C:.*]] = memref.subview %{{.*}}[%{{.*}}, %{{.*}}] [4, 4] [1, 1]
 // CHECK-COUNT-16: memref.load %[[C]]
 // CHECK-NEXT: %[[SUMS:.*]]:16 = scf.for %{{.*}} = %{{.*}} to %c32 step %{{.*}} iter_args(
