@@ -22,13 +22,21 @@
 // CHECK-NEXT: bufferization.to_tensor {{.*}} restrict writable
 // CHECK: call @rankc_rt_wait(%[[SREQ]])
 // CHECK-NEXT: return
+// rankc_rt_input returns a memref: called through its C interface.
+// CHECK: func.func private @rankc_rt_input(i32) -> memref<?xi8> attributes {llvm.emit_c_interface}
 // The manifest: inputs, outputs with their names, events (as text).
 // CHECK: memref.global "public" constant @rankc_manifest : memref<126xi8>
-// The entry reads inputs, runs the program and hands its outputs over.
+// The entry reads each input where the runtime keeps it (a byte buffer it
+// views; read-only, so the program never writes it) and tells the runtime
+// where each output is: no copy either way.
 // CHECK-LABEL: func.func @rankc_entry()
-// CHECK: call @rankc_rt_input(%c0_i32
-// CHECK: call @rank0(
-// CHECK: call @rankc_rt_output(%c0_i32
+// CHECK: %[[BYTES:.*]] = call @rankc_rt_input(%c0_i32) : (i32) -> memref<?xi8>
+// CHECK-NEXT: %[[VIEW:.*]] = memref.view %[[BYTES]][%{{.*}}][] : memref<?xi8> to memref<4xf32>
+// CHECK-NEXT: %[[IN:.*]] = bufferization.to_tensor %[[VIEW]] restrict : memref<4xf32>
+// CHECK-NEXT: %[[OUT:.*]] = call @rank0(%[[IN]])
+// CHECK-NEXT: %[[OBUF:.*]] = bufferization.to_buffer %[[OUT]] read_only
+// CHECK: %[[OPTR:.*]] = memref.extract_aligned_pointer_as_index %[[OBUF]]
+// CHECK-NEXT: call @rankc_rt_output(%{{.*}}, %[[OPTR]])
 // No comm.* attribute is left.
 // CHECK-NOT: comm.
 // BLOCKING: %[[SREQ:.*]] = call @rankc_rt_isend(
