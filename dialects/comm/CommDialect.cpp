@@ -204,22 +204,17 @@ static LogicalResult verifyProgram(FunctionOpInterface fn) {
   return success();
 }
 
-/// The argument with input or param id `id`, or -1.
-static int argumentWithId(FunctionOpInterface fn, StringRef id) {
-  for (unsigned i = 0, e = fn.getNumArguments(); i < e; ++i)
-    for (StringRef kind : {CommDialect::kInput, CommDialect::kParam})
-      if (auto a = fn.getArgAttrOfType<StringAttr>(i, kind); a && a == id)
-        return i;
-  return -1;
-}
-
 /// `comm.state`: each input id names an argument, each output name a result
 /// of the same type.
 static LogicalResult verifyState(Operation *op, DictionaryAttr state) {
   auto fn = dyn_cast<FunctionOpInterface>(op);
   if (!fn || !op->hasAttr(CommDialect::kRanks))
     return op->emitOpError("'comm.state' is only valid on a program function");
-  llvm::StringMap<unsigned> resultOfName;
+  llvm::StringMap<unsigned> argOfId, resultOfName;
+  for (unsigned i = 0, e = fn.getNumArguments(); i < e; ++i)
+    for (StringRef kind : {CommDialect::kInput, CommDialect::kParam})
+      if (auto a = fn.getArgAttrOfType<StringAttr>(i, kind))
+        argOfId[a.getValue()] = i;
   for (unsigned i = 0, e = fn.getNumResults(); i < e; ++i)
     if (auto outs = fn.getResultAttrOfType<ArrayAttr>(i, CommDialect::kOutputs))
       for (Attribute n : outs)
@@ -230,8 +225,8 @@ static LogicalResult verifyState(Operation *op, DictionaryAttr state) {
     if (!output)
       return op->emitOpError("'comm.state' maps input ids to output names "
                              "(strings)");
-    int arg = argumentWithId(fn, entry.getName().getValue());
-    if (arg < 0)
+    auto argIt = argOfId.find(entry.getName().getValue());
+    if (argIt == argOfId.end())
       return op->emitOpError("'comm.state' names '")
              << entry.getName().getValue()
              << "', which is not an input or param of this program";
@@ -240,6 +235,7 @@ static LogicalResult verifyState(Operation *op, DictionaryAttr state) {
       return op->emitOpError("'comm.state' of '")
              << entry.getName().getValue() << "' names output '"
              << output.getValue() << "', which this program does not have";
+    unsigned arg = argIt->second;
     if (fn.getArgumentTypes()[arg] != fn.getResultTypes()[result->second])
       return op->emitOpError("'comm.state' of '")
              << entry.getName().getValue() << "' has type "

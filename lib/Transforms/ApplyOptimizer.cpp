@@ -298,15 +298,16 @@ void Updater::run() {
   ret = fn.getBody().front().getTerminator();
   // Each parameter's first gradient output (ignored parameters' too: they
   // are updated with their own rank's gradient).
+  llvm::StringMap<unsigned> paramArg;
+  for (unsigned a = 0; a < fn.getNumArguments(); ++a)
+    if (auto id = fn.getArgAttrOfType<StringAttr>(a, comm::CommDialect::kParam))
+      paramArg[id.getValue()] = a;
   SmallVector<std::pair<unsigned, unsigned>> updates; // (arg, result)
   llvm::StringSet<> seen;
   for (unsigned r = 0; r < fn.getNumResults(); ++r) {
     auto of = fn.getResultAttrOfType<StringAttr>(r, comm::CommDialect::kGradOf);
-    if (!of || !seen.insert(of.getValue()).second)
-      continue;
-    for (unsigned a = 0; a < fn.getNumArguments(); ++a)
-      if (fn.getArgAttrOfType<StringAttr>(a, comm::CommDialect::kParam) == of)
-        updates.push_back({a, r});
+    if (of && seen.insert(of.getValue()).second)
+      updates.push_back({paramArg.lookup(of.getValue()), r});
   }
   if (updates.empty())
     return;
