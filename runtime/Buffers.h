@@ -27,7 +27,14 @@ bool mpiTakesBuffers();
 /// Host memory for staging (pinned for the CUDA runtime).
 void *allocStaging(size_t bytes);
 void freeStaging(void *host);
-/// Copies between a generated buffer and host memory (synchronous).
+/// Waits until the GPU has done everything queued so far (a no-op on the
+/// host). Generated code waits for its kernels only where it calls out; a
+/// library call (cuBLASLt) it made last may still run: whatever reads or
+/// writes the program's buffers from outside (copies, MPI, the end of a
+/// step) waits first.
+void synchronizeBuffers();
+/// Copies between a generated buffer and host memory (synchronous, after
+/// synchronizeBuffers()).
 void copyToHost(void *host, const void *buffer, size_t bytes);
 void copyFromHost(void *buffer, const void *host, size_t bytes);
 /// Buffers that live as long as the program (inputs, optimizer state), in

@@ -282,6 +282,7 @@ void rankc_core_step(void) {
   double begin = now();
   rankc_entry();
   waitAll();
+  synchronizeBuffers(); // the step's last library call, if any, is done
   double end = now();
   currentStep->wall = end - begin;
   if (tracing)

@@ -87,12 +87,19 @@ void freeStaging(void *host) {
     RANKC_CU(cuMemFreeHost(host));
 }
 
+extern "C" void mgpuStreamSynchronize(CUstream stream); // MgpuWrappers.cpp
+
+// Polls (and drives MPI meanwhile), as generated code's own waits do.
+void synchronizeBuffers() { mgpuStreamSynchronize(cuda::processStream()); }
+
 void copyToHost(void *host, const void *buffer, size_t bytes) {
+  synchronizeBuffers();
   if (bytes)
     RANKC_CU(cuMemcpy(CUdeviceptr(host), CUdeviceptr(buffer), bytes));
 }
 
 void copyFromHost(void *buffer, const void *host, size_t bytes) {
+  synchronizeBuffers();
   if (bytes)
     RANKC_CU(cuMemcpy(CUdeviceptr(buffer), CUdeviceptr(host), bytes));
 }

@@ -25,7 +25,7 @@ namespace rankc::rt::cuda {
   X(cuEventCreate) X(cuEventDestroy) X(cuEventSynchronize) X(cuEventRecord)    \
   X(cuMemAlloc) X(cuMemAllocManaged) X(cuMemFree) X(cuMemAllocHost)            \
   X(cuMemFreeHost) X(cuMemcpy) X(cuMemcpyAsync) X(cuMemsetD32Async)            \
-  X(cuMemsetD16Async) X(cuMemsetD8) X(cuMemGetInfo) X(cuCtxSynchronize) X(cuEventElapsedTime) X(cuStreamQuery)
+  X(cuMemsetD16Async) X(cuMemsetD8) X(cuMemsetD8Async) X(cuMemGetInfo) X(cuCtxSynchronize) X(cuEventElapsedTime) X(cuStreamQuery)
 
 struct Driver {
 #define RANKC_CUDA_MEMBER(name) decltype(&::name) name = nullptr;
@@ -43,6 +43,10 @@ Driver &driver();
 
 /// Fails the run with the call's name and the driver's error name.
 void check(CUresult result, const char *call);
+
+/// The one stream that every kernel, copy and library call of the process
+/// goes on (MgpuWrappers.cpp).
+CUstream processStream();
 
 } // namespace rankc::rt::cuda
 

@@ -20,6 +20,7 @@ void copyHost(void *dst, const void *src, size_t bytes) {
 void initBuffers(int) {}
 bool buffersOnDevice() { return false; }
 bool mpiTakesBuffers() { return true; }
+void synchronizeBuffers() {}
 void *allocStaging(size_t bytes) { return std::malloc(bytes ? bytes : 1); }
 void freeStaging(void *host) { std::free(host); }
 void copyToHost(void *host, const void *buffer, size_t bytes) {

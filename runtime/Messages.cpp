@@ -128,7 +128,9 @@ int64_t rankc_rt_isend(int64_t data, int64_t bytes, int64_t peer,
   int64_t handle;
   Request &r = newRequest(handle, event, resolvePeer(peer, relative));
   void *buffer = reinterpret_cast<void *>(data);
-  if (!rankc::rt::mpiTakesBuffers()) {
+  if (rankc::rt::mpiTakesBuffers())
+    rankc::rt::synchronizeBuffers(); // MPI reads or writes it from now on
+  else {
     r.staging = rankc::rt::allocStaging(bytes);
     rankc::rt::copyToHost(r.staging, buffer, bytes);
     buffer = r.staging;
@@ -144,7 +146,9 @@ int64_t rankc_rt_irecv(int64_t data, int64_t bytes, int64_t peer,
   int64_t handle;
   Request &r = newRequest(handle, event, resolvePeer(peer, relative));
   void *buffer = reinterpret_cast<void *>(data);
-  if (!rankc::rt::mpiTakesBuffers()) {
+  if (rankc::rt::mpiTakesBuffers())
+    rankc::rt::synchronizeBuffers(); // MPI reads or writes it from now on
+  else {
     r.staging = rankc::rt::allocStaging(bytes);
     r.unstageTo = buffer;
     r.bytes = bytes;

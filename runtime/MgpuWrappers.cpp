@@ -18,6 +18,22 @@
 
 using rankc::rt::cuda::driver;
 
+namespace rankc::rt::cuda {
+/// The one stream of the process. gpu-async-region asks for a stream per
+/// asynchronous region (each part's call, each step); one stream for all of
+/// them orders kernels and library calls (cuBLASLt) without host waits
+/// between them and creates no stream per step.
+CUstream processStream() {
+  static CUstream stream = [] {
+    CUstream s = nullptr;
+    RANKC_CU(cuStreamCreate(&s, CU_STREAM_NON_BLOCKING));
+    return s;
+  }();
+  return stream;
+}
+} // namespace rankc::rt::cuda
+
+
 extern "C" {
 
 CUmodule mgpuModuleLoad(void *data, size_t /*size*/) {
@@ -64,13 +80,10 @@ void mgpuLaunchKernel(CUfunction function, intptr_t gridX, intptr_t gridY,
   rankc::rt::kernels::afterLaunch(end, stream);
 }
 
-CUstream mgpuStreamCreate() {
-  CUstream stream = nullptr;
-  RANKC_CU(cuStreamCreate(&stream, CU_STREAM_NON_BLOCKING));
-  return stream;
-}
+CUstream mgpuStreamCreate() { return rankc::rt::cuda::processStream(); }
 
-void mgpuStreamDestroy(CUstream stream) { RANKC_CU(cuStreamDestroy(stream)); }
+/// The process's stream lives as long as the process.
+void mgpuStreamDestroy(CUstream) {}
 
 /// The host waits for a function's kernels here (before it calls the
 /// runtime or returns). It polls rather than blocks: meanwhile MPI moves the

@@ -73,6 +73,8 @@ void rankc::buildCudaLoweringPipeline(mlir::OpPassManager &pm,
   pm.addPass(createLinalgElementwiseOpFusionPass());
   buildBufferization(pm);
   pm.addPass(createRankcGpuDeviceBuffers());
+  // Matmuls to cuBLASLt; the rest to generated kernels.
+  pm.addPass(createRankcGpuLibraryCalls());
   pm.addNestedPass<func::FuncOp>(createRankcLinalgToGpuLoops(
       RankcLinalgToGpuLoopsOptions{options.threads}));
   pm.addPass(createConvertParallelLoopToGpuPass());

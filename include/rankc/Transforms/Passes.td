@@ -156,6 +156,23 @@ def RankcGpuDeviceBuffers : Pass<"rankc-gpu-device-buffers", "mlir::ModuleOp"> {
   let dependentDialects = ["mlir::gpu::GPUDialect", "mlir::linalg::LinalgDialect"];
 }
 
+def RankcGpuLibraryCalls : Pass<"rankc-gpu-library-calls", "mlir::ModuleOp"> {
+  let summary = "Run the GPU program's matmuls through cuBLASLt (runtime calls)";
+  let description = [{
+    Every linalg.matmul and linalg.batch_matmul on buffers of f32 or f64
+    with the default indexing maps and identity layouts becomes a call of
+    `rankc_rt_gemm(A, B, C, batch, M, N, K, dtype, accumulate)` (device
+    addresses; row-major), which the CUDA runtime serves with cuBLASLt
+    (exact f32: no TF32) on the stream of the program's kernels. A
+    `linalg.fill` of zeros right before, into the same buffer, is folded
+    into the call (`accumulate` 0). Other contractions are left to
+    rankc-linalg-to-gpu-loops.
+  }];
+  let dependentDialects = ["mlir::arith::ArithDialect",
+                           "mlir::func::FuncDialect",
+                           "mlir::memref::MemRefDialect"];
+}
+
 def RankcLinalgToGpuLoops : Pass<"rankc-linalg-to-gpu-loops", "mlir::func::FuncOp"> {
   let summary = "Lower linalg on buffers to tiled scf.parallel loops mapped to GPU blocks and threads";
   let description = [{

@@ -1,0 +1,209 @@
+//===- CublasLt.cpp - contractions on the GPU through cuBLASLt ------------===//
+//
+// rankc-gpu-library-calls replaces the CUDA program's matmuls and batched
+// matmuls by calls of rankc_rt_gemm. cuBLASLt is opened at run time, as the
+// driver is (CudaDriver.cpp): $RANKC_CUBLASLT (a path), else
+// libcublasLt.so.13 from the loader's path (LD_LIBRARY_PATH, ldconfig: the
+// CUDA toolkit, or PyTorch's nvidia-cublas wheel), else the toolkit's
+// /usr/local/cuda/lib64. A program without a matmul never opens it.
+//
+// f32 is computed as exact f32 (CUBLAS_COMPUTE_32F, no TF32), as PyTorch
+// does with TF32 off; f64 as f64. The GEMM goes on the one stream that every
+// kernel of the process uses (mgpuStreamCreate), so it is ordered with the
+// kernels around it without the host waiting for it.
+//
+//===----------------------------------------------------------------------===//
+
+#include "Buffers.h"
+#include "CudaDriver.h"
+#include "KernelStats.h"
+
+#include <cublasLt.h>
+
+#include <cstdint>
+#include <cstdlib>
+#include <dlfcn.h>
+#include <map>
+#include <string>
+#include <tuple>
+
+namespace {
+
+using rankc::rt::fail;
+
+#define RANKC_CUBLASLT_FUNCTIONS(X)                                            \
+  X(cublasLtCreate) X(cublasLtGetVersion) X(cublasLtMatmulDescCreate)          \
+  X(cublasLtMatmulDescSetAttribute) X(cublasLtMatrixLayoutCreate)              \
+  X(cublasLtMatrixLayoutSetAttribute) X(cublasLtMatmulPreferenceCreate)        \
+  X(cublasLtMatmulPreferenceSetAttribute) X(cublasLtMatmulAlgoGetHeuristic)    \
+  X(cublasLtMatmul)
+
+struct Lt {
+#define RANKC_LT_MEMBER(name) decltype(&::name) name = nullptr;
+  RANKC_CUBLASLT_FUNCTIONS(RANKC_LT_MEMBER)
+#undef RANKC_LT_MEMBER
+  cublasLtHandle_t handle = nullptr;
+  void *workspace = nullptr;
+  std::string path;
+};
+constexpr size_t kWorkspace = size_t(32) << 20;
+
+void check(cublasStatus_t s, const char *call) {
+  if (s != CUBLAS_STATUS_SUCCESS)
+    fail("cuBLASLt: %s failed (status %d)", call, int(s));
+}
+
+Lt &lt() {
+  static Lt *lib = [] {
+    static Lt l;
+    void *h = nullptr;
+    std::string tried;
+    std::string candidates[] = {
+        std::getenv("RANKC_CUBLASLT") ? std::getenv("RANKC_CUBLASLT") : "",
+        "libcublasLt.so.13", "/usr/local/cuda/lib64/libcublasLt.so.13"};
+    for (const std::string &c : candidates) {
+      if (c.empty())
+        continue;
+      if ((h = dlopen(c.c_str(), RTLD_NOW | RTLD_LOCAL))) {
+        l.path = c;
+        break;
+      }
+      tried += (tried.empty() ? "" : "; ") + std::string(dlerror());
+    }
+    if (!h)
+      fail("no cuBLASLt for this program's matmuls (%s); set RANKC_CUBLASLT "
+           "to libcublasLt.so.13 or add its folder to LD_LIBRARY_PATH",
+           tried.c_str());
+#define RANKC_LT_LOAD(name)                                                    \
+  l.name = reinterpret_cast<decltype(l.name)>(dlsym(h, #name));                \
+  if (!l.name)                                                                 \
+    fail("%s lacks %s", l.path.c_str(), #name);
+    RANKC_CUBLASLT_FUNCTIONS(RANKC_LT_LOAD)
+#undef RANKC_LT_LOAD
+    check(l.cublasLtCreate(&l.handle), "cublasLtCreate");
+    l.workspace = rankc::rt::allocBuffer(kWorkspace);
+    return &l;
+  }();
+  return *lib;
+}
+
+/// A GEMM's descriptors and algorithm, made once per shape.
+struct Plan {
+  cublasLtMatmulDesc_t desc;
+  cublasLtMatrixLayout_t a, b, c;
+  cublasLtMatmulAlgo_t algo;
+};
+
+cublasLtMatrixLayout_t layout(cudaDataType type, int64_t rows, int64_t cols,
+                              int64_t batch, int64_t stride) {
+  cublasLtMatrixLayout_t m;
+  check(lt().cublasLtMatrixLayoutCreate(&m, type, rows, cols, rows),
+        "cublasLtMatrixLayoutCreate");
+  if (batch > 1) {
+    int32_t count = int32_t(batch);
+    check(lt().cublasLtMatrixLayoutSetAttribute(
+              m, CUBLASLT_MATRIX_LAYOUT_BATCH_COUNT, &count, sizeof count),
+          "cublasLtMatrixLayoutSetAttribute");
+    check(lt().cublasLtMatrixLayoutSetAttribute(
+              m, CUBLASLT_MATRIX_LAYOUT_STRIDED_BATCH_OFFSET, &stride,
+              sizeof stride),
+          "cublasLtMatrixLayoutSetAttribute");
+  }
+  return m;
+}
+
+Plan &planFor(int32_t dtype, int64_t batch, int64_t m, int64_t n, int64_t k,
+              bool transA, bool transB) {
+  static std::map<std::tuple<int32_t, int64_t, int64_t, int64_t, int64_t, bool,
+                             bool>,
+                  Plan>
+      plans;
+  auto key = std::make_tuple(dtype, batch, m, n, k, transA, transB);
+  auto it = plans.find(key);
+  if (it != plans.end())
+    return it->second;
+  bool f64 = dtype == 7; // RANKC_F64
+  cudaDataType type = f64 ? CUDA_R_64F : CUDA_R_32F;
+  Plan p;
+  check(lt().cublasLtMatmulDescCreate(
+            &p.desc, f64 ? CUBLAS_COMPUTE_64F : CUBLAS_COMPUTE_32F, type),
+        "cublasLtMatmulDescCreate");
+  // Row-major C[m, n] = A[m, k] B[k, n] is column-major C^T = B^T A^T: the
+  // column-major GEMM of B's (n x k) by A's (k x m). A row-major [k, n]
+  // buffer is a column-major n x k matrix; one stored as [n, k] is k x n,
+  // used transposed (and likewise for A).
+  cublasOperation_t opB = transB ? CUBLAS_OP_T : CUBLAS_OP_N,
+                    opA = transA ? CUBLAS_OP_T : CUBLAS_OP_N;
+  check(lt().cublasLtMatmulDescSetAttribute(
+            p.desc, CUBLASLT_MATMUL_DESC_TRANSA, &opB, sizeof opB),
+        "cublasLtMatmulDescSetAttribute");
+  check(lt().cublasLtMatmulDescSetAttribute(
+            p.desc, CUBLASLT_MATMUL_DESC_TRANSB, &opA, sizeof opA),
+        "cublasLtMatmulDescSetAttribute");
+  p.a = transB ? layout(type, k, n, batch, k * n) : layout(type, n, k, batch, k * n);
+  p.b = transA ? layout(type, m, k, batch, m * k) : layout(type, k, m, batch, m * k);
+  p.c = layout(type, n, m, batch, m * n);
+  cublasLtMatmulPreference_t pref;
+  check(lt().cublasLtMatmulPreferenceCreate(&pref),
+        "cublasLtMatmulPreferenceCreate");
+  size_t ws = kWorkspace;
+  check(lt().cublasLtMatmulPreferenceSetAttribute(
+            pref, CUBLASLT_MATMUL_PREF_MAX_WORKSPACE_BYTES, &ws, sizeof ws),
+        "cublasLtMatmulPreferenceSetAttribute");
+  cublasLtMatmulHeuristicResult_t result;
+  int found = 0;
+  check(lt().cublasLtMatmulAlgoGetHeuristic(lt().handle, p.desc, p.a, p.b, p.c,
+                                            p.c, pref, 1, &result, &found),
+        "cublasLtMatmulAlgoGetHeuristic");
+  if (found == 0)
+    fail("cuBLASLt has no algorithm for a %lld x %lld x %lld GEMM (batch %lld)",
+         (long long)m, (long long)n, (long long)k, (long long)batch);
+  p.algo = result.algo;
+  return plans.emplace(key, p).first->second;
+}
+
+} // namespace
+
+extern "C" {
+
+/// C[b] = A[b] B[b] (+ C[b] when accumulate), row-major, b < batch: C is
+/// m x n; A is m x k (stored k x m when transA), B k x n (stored n x k
+/// when transB); dtype is rankc_dtype (f32 or f64). Device addresses.
+void rankc_rt_gemm(int64_t a, int64_t b, int64_t c, int64_t batch, int64_t m,
+                   int64_t n, int64_t k, int32_t dtype, int32_t accumulate,
+                   int32_t transA, int32_t transB) {
+  CUstream stream = rankc::rt::cuda::processStream();
+  if (m == 0 || n == 0 || batch == 0)
+    return;
+  size_t elem = dtype == 7 ? 8 : 4;
+  if (k == 0) { // a sum over nothing
+    if (!accumulate)
+      RANKC_CU(cuMemsetD8Async(CUdeviceptr(c), 0, batch * m * n * elem, stream));
+    return;
+  }
+  Plan &p = planFor(dtype, batch, m, n, k, transA, transB);
+  // --kernel-stats lists the GEMMs as one more "kernel".
+  static char gemmKey;
+  CUfunction gemm = reinterpret_cast<CUfunction>(&gemmKey);
+  static bool named = (rankc::rt::kernels::named(gemm, "cublasLt gemm"), true);
+  (void)named;
+  const intptr_t none[3] = {0, 0, 0};
+  CUevent end = rankc::rt::kernels::beforeLaunch(gemm, stream, none, none);
+  double one = 1, zero = 0;
+  float onef = 1, zerof = 0;
+  const void *alpha = dtype == 7 ? static_cast<const void *>(&one) : &onef;
+  const void *beta = accumulate ? alpha
+                     : dtype == 7 ? static_cast<const void *>(&zero)
+                                  : &zerof;
+  check(lt().cublasLtMatmul(lt().handle, p.desc, alpha,
+                            reinterpret_cast<void *>(b), p.a,
+                            reinterpret_cast<void *>(a), p.b, beta,
+                            reinterpret_cast<void *>(c), p.c,
+                            reinterpret_cast<void *>(c), p.c, &p.algo,
+                            lt().workspace, kWorkspace,
+                            reinterpret_cast<cudaStream_t>(stream)),
+        "cublasLtMatmul");
+  rankc::rt::kernels::afterLaunch(end, stream);
+}
+
+} // extern "C"

@@ -1,0 +1,99 @@
+// RUN: rankc-opt %s -rankc-gpu-library-calls | FileCheck %s
+// Contractions that are one (batched) GEMM become cuBLASLt calls:
+// rankc_rt_gemm(A, B, C, batch, M, N, K, dtype, accumulate, transA, transB).
+
+// A matmul after a fill of zeros: the fill is folded in (accumulate 0).
+// CHECK-LABEL: func.func @matmul(
+// CHECK-NOT: linalg.fill
+// CHECK: %[[A:.*]] = memref.extract_aligned_pointer_as_index %arg0
+// CHECK: %[[B:.*]] = memref.extract_aligned_pointer_as_index %arg1
+// CHECK: %[[C:.*]] = memref.extract_aligned_pointer_as_index %arg2
+// CHECK: call @rankc_rt_gemm(%[[A]], %[[B]], %[[C]], %c1_i64, %c8_i64, %c4_i64, %c16_i64, %c6_i32, %c0_i32, %c0_i32{{.*}}, %c0_i32{{.*}})
+// CHECK-NOT: linalg.matmul
+func.func @matmul(%a: memref<8x16xf32>, %b: memref<16x4xf32>, %c: memref<8x4xf32>) {
+  %z = arith.constant 0.0 : f32
+  linalg.fill ins(%z : f32) outs(%c : memref<8x4xf32>)
+  linalg.matmul ins(%a, %b : memref<8x16xf32>, memref<16x4xf32>) outs(%c : memref<8x4xf32>)
+  return
+}
+
+// A batched matmul of f64 that accumulates into C (no fill): accumulate 1.
+// CHECK-LABEL: func.func @batch(
+// CHECK: call @rankc_rt_gemm({{.*}}, %c3_i64, %c2_i64, %c5_i64{{.*}}, %c7_i64, %c7_i32, %c1_i32{{.*}})
+func.func @batch(%a: memref<3x2x7xf64>, %b: memref<3x7x5xf64>, %c: memref<3x2x5xf64>) {
+  linalg.batch_matmul ins(%a, %b : memref<3x2x7xf64>, memref<3x7x5xf64>) outs(%c : memref<3x2x5xf64>)
+  return
+}
+
+#x3 = affine_map<(b, s, n, k) -> (b, s, k)>
+#w = affine_map<(b, s, n, k) -> (k, n)>
+#y3 = affine_map<(b, s, n, k) -> (b, s, n)>
+// An einsum bsk,kn->bsn (a linear layer on [b, s, k]): one GEMM with
+// M = b * s = 12.
+// CHECK-LABEL: func.func @linear(
+// CHECK: call @rankc_rt_gemm({{.*}}, %c1_i64, %c12_i64, %c6_i64, %c5_i64, %c6_i32, %c0_i32, %c0_i32{{.*}}, %c0_i32{{.*}})
+// CHECK-NOT: linalg.generic
+func.func @linear(%x: memref<3x4x5xf32>, %w: memref<5x6xf32>, %y: memref<3x4x6xf32>) {
+  %z = arith.constant 0.0 : f32
+  linalg.fill ins(%z : f32) outs(%y : memref<3x4x6xf32>)
+  linalg.generic {indexing_maps = [#x3, #w, #y3], iterator_types = ["parallel", "parallel", "parallel", "reduction"]}
+      ins(%x, %w : memref<3x4x5xf32>, memref<5x6xf32>) outs(%y : memref<3x4x6xf32>) {
+  ^bb0(%p: f32, %q: f32, %acc: f32):
+    %m = arith.mulf %p, %q : f32
+    %s = arith.addf %acc, %m : f32
+    linalg.yield %s : f32
+  }
+  return
+}
+
+#ki = affine_map<(i, j, k) -> (k, i)>
+#kj = affine_map<(i, j, k) -> (k, j)>
+#jk = affine_map<(i, j, k) -> (j, k)>
+#ij = affine_map<(i, j, k) -> (i, j)>
+// A weight gradient ki,kj->ij (A stored transposed) and ik,jk->ij (B
+// stored transposed).
+// CHECK-LABEL: func.func @transposed(
+// CHECK: call @rankc_rt_gemm({{.*}}, %c1_i64, %c2_i64, %c3_i64, %c4_i64, %c6_i32, %c1_i32, %c1_i32{{.*}}, %c0_i32)
+// CHECK: call @rankc_rt_gemm({{.*}}, %c1_i64{{.*}}, %c2_i64{{.*}}, %c3_i64{{.*}}, %c4_i64{{.*}}, %c6_i32{{.*}}, %c1_i32{{.*}}, %c0_i32{{.*}}, %c1_i32{{.*}})
+func.func @transposed(%a: memref<4x2xf32>, %b: memref<4x3xf32>, %at: memref<2x4xf32>, %bt: memref<3x4xf32>, %c: memref<2x3xf32>) {
+  linalg.generic {indexing_maps = [#ki, #kj, #ij], iterator_types = ["parallel", "parallel", "reduction"]}
+      ins(%a, %b : memref<4x2xf32>, memref<4x3xf32>) outs(%c : memref<2x3xf32>) {
+  ^bb0(%p: f32, %q: f32, %acc: f32):
+    %m = arith.mulf %p, %q : f32
+    %s = arith.addf %acc, %m : f32
+    linalg.yield %s : f32
+  }
+  linalg.generic {indexing_maps = [affine_map<(i, j, k) -> (i, k)>, #jk, #ij], iterator_types = ["parallel", "parallel", "reduction"]}
+      ins(%at, %bt : memref<2x4xf32>, memref<3x4xf32>) outs(%c : memref<2x3xf32>) {
+  ^bb0(%p: f32, %q: f32, %acc: f32):
+    %m = arith.mulf %p, %q : f32
+    %s = arith.addf %acc, %m : f32
+    linalg.yield %s : f32
+  }
+  return
+}
+
+// Left to the kernel generator: f16 (accumulates in f16 here), a strided
+// view, and an output whose groups interleave (ibj: not [batch, m, n]).
+// CHECK-LABEL: func.func @kept(
+// CHECK-NOT: call @rankc_rt_gemm
+// CHECK: linalg.matmul ins(%arg0, %arg1 : memref<8x16xf16>
+// CHECK: linalg.matmul ins(%{{.*}}, %arg4 : memref<8x16xf32, strided
+// CHECK: linalg.generic
+// CHECK-NOT: call @rankc_rt_gemm
+func.func @kept(%a: memref<8x16xf16>, %b: memref<16x4xf16>, %c: memref<8x4xf16>,
+                %big: memref<8x32xf32>, %b32: memref<16x4xf32>, %c32: memref<8x4xf32>,
+                %x: memref<3x2x7xf32>, %y: memref<3x7x5xf32>, %o: memref<2x3x5xf32>) {
+  linalg.matmul ins(%a, %b : memref<8x16xf16>, memref<16x4xf16>) outs(%c : memref<8x4xf16>)
+  %v = memref.subview %big[0, 0] [8, 16] [1, 1] : memref<8x32xf32> to memref<8x16xf32, strided<[32, 1]>>
+  linalg.matmul ins(%v, %b32 : memref<8x16xf32, strided<[32, 1]>>, memref<16x4xf32>) outs(%c32 : memref<8x4xf32>)
+  linalg.generic {indexing_maps = [affine_map<(b, i, j, k) -> (b, i, k)>, affine_map<(b, i, j, k) -> (b, k, j)>, affine_map<(b, i, j, k) -> (i, b, j)>],
+                  iterator_types = ["parallel", "parallel", "parallel", "reduction"]}
+      ins(%x, %y : memref<3x2x7xf32>, memref<3x7x5xf32>) outs(%o : memref<2x3x5xf32>) {
+  ^bb0(%p: f32, %q: f32, %acc: f32):
+    %m = arith.mulf %p, %q : f32
+    %s = arith.addf %acc, %m : f32
+    linalg.yield %s : f32
+  }
+  return
+}
