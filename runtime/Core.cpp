@@ -156,12 +156,13 @@ void fail(const char *fmt, ...) {
   fprintf(stderr, "error: rank %d (%s): %s\n", who,
           program_invocation_short_name, msg);
   fflush(stderr);
-  if (up && !down) {
-    // Give mpiexec's output forwarding time to pass the message on before
-    // the abort tears the job down (otherwise it is sometimes lost).
+  // Give mpiexec's output forwarding time to pass the message on before
+  // the abort (or, before MPI is up, the exit) tears the job down:
+  // otherwise Hydra sometimes loses it.
+  if ((up && !down) || launcherRank)
     std::this_thread::sleep_for(std::chrono::milliseconds(300));
+  if (up && !down)
     MPI_Abort(MPI_COMM_WORLD, 1);
-  }
   // Not exit(): destructors (a GPU module's unload) must not run on a
   // half-initialized driver.
   fflush(stdout);

@@ -19,6 +19,7 @@
 #include <chrono>
 #include <climits>
 #include <thread>
+#include <type_traits>
 
 using namespace rankc::rt;
 
@@ -219,8 +220,20 @@ void rankc_rt_wait(int64_t handle) {
   }
   if (currentStep)
     currentStep->blocked += now() - blockedFrom;
-  if (r.out && (r.dtype == RANKC_F16 || r.dtype == RANKC_BF16 ||
-                r.reduce == RANKC_MEAN)) {
+  // The mean of f32 and f64 in their own type, as DDP's bucket.div_(world
+  // size) computes it (a tight loop: it runs over every gradient each step).
+  auto divide = [&](auto *p) {
+    using T = std::remove_pointer_t<decltype(p)>;
+    const T n = T(worldSize);
+    for (int64_t i = 0; i < r.count; ++i)
+      p[i] /= n;
+  };
+  if (r.out && r.reduce == RANKC_MEAN && r.dtype == RANKC_F32)
+    divide(static_cast<float *>(r.out));
+  else if (r.out && r.reduce == RANKC_MEAN && r.dtype == RANKC_F64)
+    divide(static_cast<double *>(r.out));
+  else if (r.out && (r.dtype == RANKC_F16 || r.dtype == RANKC_BF16 ||
+                     r.reduce == RANKC_MEAN)) {
     for (int64_t i = 0; i < r.count; ++i) {
       double v = r.wideOut.empty() ? npy::loadElement(r.dtype, r.out, i)
                                    : r.wideOut[i];
