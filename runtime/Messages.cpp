@@ -100,6 +100,38 @@ MPI_Datatype mpiType(int dtype) {
   }
 }
 
+/// A send or receive of `bytes` at `data` started now. When MPI cannot take
+/// the program's buffers, a send goes from a host copy and a receive lands
+/// in one that rankc_rt_wait copies back.
+int64_t startMessage(bool send, int64_t data, int64_t bytes, int64_t peer,
+                     int32_t relative, int32_t mpiTag, int32_t event) {
+  int64_t handle;
+  Request &r = newRequest(handle, event, resolvePeer(peer, relative));
+  void *buffer = reinterpret_cast<void *>(data);
+  if (rankc::rt::mpiTakesBuffers()) {
+    rankc::rt::synchronizeBuffers(); // MPI reads or writes it from now on
+  } else {
+    r.staging = rankc::rt::allocStaging(bytes);
+    if (send) {
+      rankc::rt::copyToHost(r.staging, buffer, bytes);
+    } else {
+      r.unstageTo = buffer;
+      r.bytes = bytes;
+    }
+    buffer = r.staging;
+  }
+  int count = messageSize(bytes, event);
+  int peerRank = int(r.peer);
+  checkMpi(send ? MPI_Isend(buffer, count, MPI_BYTE, peerRank, mpiTag,
+                            MPI_COMM_WORLD, &r.mpi)
+                : MPI_Irecv(buffer, count, MPI_BYTE, peerRank, mpiTag,
+                            MPI_COMM_WORLD, &r.mpi),
+           ((send ? "MPI_Isend of " : "MPI_Irecv of ") +
+            describe(event, r.peer))
+               .c_str());
+  return handle;
+}
+
 } // namespace
 
 namespace rankc::rt {
@@ -126,39 +158,14 @@ extern "C" {
 
 int64_t rankc_rt_isend(int64_t data, int64_t bytes, int64_t peer,
                        int32_t relative, int32_t mpiTag, int32_t event) {
-  int64_t handle;
-  Request &r = newRequest(handle, event, resolvePeer(peer, relative));
-  void *buffer = reinterpret_cast<void *>(data);
-  if (rankc::rt::mpiTakesBuffers())
-    rankc::rt::synchronizeBuffers(); // MPI reads or writes it from now on
-  else {
-    r.staging = rankc::rt::allocStaging(bytes);
-    rankc::rt::copyToHost(r.staging, buffer, bytes);
-    buffer = r.staging;
-  }
-  checkMpi(MPI_Isend(buffer, messageSize(bytes, event),
-                     MPI_BYTE, int(r.peer), mpiTag, MPI_COMM_WORLD, &r.mpi),
-           ("MPI_Isend of " + describe(event, r.peer)).c_str());
-  return handle;
+  return startMessage(/*send=*/true, data, bytes, peer, relative, mpiTag,
+                      event);
 }
 
 int64_t rankc_rt_irecv(int64_t data, int64_t bytes, int64_t peer,
                        int32_t relative, int32_t mpiTag, int32_t event) {
-  int64_t handle;
-  Request &r = newRequest(handle, event, resolvePeer(peer, relative));
-  void *buffer = reinterpret_cast<void *>(data);
-  if (rankc::rt::mpiTakesBuffers())
-    rankc::rt::synchronizeBuffers(); // MPI reads or writes it from now on
-  else {
-    r.staging = rankc::rt::allocStaging(bytes);
-    r.unstageTo = buffer;
-    r.bytes = bytes;
-    buffer = r.staging;
-  }
-  checkMpi(MPI_Irecv(buffer, messageSize(bytes, event),
-                     MPI_BYTE, int(r.peer), mpiTag, MPI_COMM_WORLD, &r.mpi),
-           ("MPI_Irecv of " + describe(event, r.peer)).c_str());
-  return handle;
+  return startMessage(/*send=*/false, data, bytes, peer, relative, mpiTag,
+                      event);
 }
 
 int64_t rankc_rt_iallreduce(int64_t in, int64_t out, int64_t count,
