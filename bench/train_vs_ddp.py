@@ -75,12 +75,7 @@ def main():
         json.dump(doc, open(path, "w"))
         exe = os.path.join(work, kind)
         subprocess.run([rankc, "compile", path, "-o", exe], check=True)
-        for r in range(ranks):
-            d = os.path.join(work, kind + "-in", f"rank{r}")
-            os.makedirs(d, exist_ok=True)
-            for name, p in model.named_parameters():
-                np.save(os.path.join(d, name + ".npy"), p.detach().numpy())
-            np.save(os.path.join(d, "input0.npy"), batches[r].numpy())
+        export_torch.save_inputs(os.path.join(work, kind + "-in"), model, batches)
         stats = os.path.join(work, kind + "-stats.json")
         subprocess.run([os.path.join(exe, "launch"), "--inputs", os.path.join(work, kind + "-in"),
                         "--outputs", os.path.join(work, "res"), "--steps", str(steps),

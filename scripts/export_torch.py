@@ -316,6 +316,20 @@ def export_step(model, inputs, loss_fn, world_size=1, bucket_cap_mb=25,
             "programs": [{"ranks": "all", "nodes": ex.nodes, "outputs": outputs}]}
 
 
+def save_inputs(folder, model, batches):
+    """Writes what `launch --inputs FOLDER` reads for a document of
+    export_step: on every rank r, each parameter (frozen ones too: they are
+    inputs) as FOLDER/rank<r>/<name>.npy, and batches[r] as input0.npy."""
+    import numpy as np
+    import os
+    for r, batch in enumerate(batches):
+        d = os.path.join(folder, f"rank{r}")
+        os.makedirs(d, exist_ok=True)
+        for name, p in model.named_parameters():
+            np.save(os.path.join(d, name + ".npy"), p.detach().numpy())
+        np.save(os.path.join(d, "input0.npy"), batch.numpy())
+
+
 class MLP(torch.nn.Module):
     def __init__(self, sizes=(16, 32, 32, 4)):
         super().__init__()

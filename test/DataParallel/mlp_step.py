@@ -41,12 +41,7 @@ def main():
     json.dump(doc, open(path, "w"))
     out = os.path.join(work, "exe")
     subprocess.run([rankc, "compile", path, "-o", out], check=True)
-    for r in range(ranks):
-        d = os.path.join(work, "in", f"rank{r}")
-        os.makedirs(d, exist_ok=True)
-        for name, p in model.named_parameters():
-            np.save(os.path.join(d, name + ".npy"), p.detach().numpy())
-        np.save(os.path.join(d, "input0.npy"), batches[r].numpy())
+    export_torch.save_inputs(os.path.join(work, "in"), model, batches)
     subprocess.run([os.path.join(out, "launch"), "--inputs", os.path.join(work, "in"),
                     "--outputs", os.path.join(work, "res")], check=True)
     # The single-process reference.
