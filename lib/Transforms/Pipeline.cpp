@@ -71,6 +71,8 @@ void rankc::buildCudaLoweringPipeline(mlir::OpPassManager &pm,
       CommLowerToRuntimeOptions{bulkSynchronous}));
   // Chains of elementwise ops become one linalg.generic, hence one kernel.
   pm.addPass(createLinalgElementwiseOpFusionPass());
+  // Reductions to a scalar: a parallel stage, then a small final one.
+  pm.addNestedPass<func::FuncOp>(createRankcGpuSplitReductions());
   buildBufferization(pm);
   pm.addPass(createRankcGpuDeviceBuffers());
   // Matmuls to cuBLASLt; the rest to generated kernels.

@@ -156,6 +156,27 @@ def RankcGpuDeviceBuffers : Pass<"rankc-gpu-device-buffers", "mlir::ModuleOp"> {
   let dependentDialects = ["mlir::gpu::GPUDialect", "mlir::linalg::LinalgDialect"];
 }
 
+def RankcGpuSplitReductions : Pass<"rankc-gpu-split-reductions", "mlir::func::FuncOp"> {
+  let summary = "Split reductions to a scalar into a parallel stage and a small final one";
+  let description = [{
+    On tensors, before bufferization: every linalg.generic without a
+    parallel loop (a full reduction) of at least `min-size` elements has
+    its loops collapsed into one (when every operand allows it) and is split
+    by upstream `linalg::splitReduction` into `ratio` partial results (the
+    largest power of two up to `ratio` that divides the size), each reduced
+    by one GPU thread over a contiguous chunk, and a final reduction of the
+    partials. Without it such an op runs as one GPU thread.
+  }];
+  let options = [
+    Option<"ratio", "ratio", "int64_t", /*default=*/"1024",
+           "Partial results of the parallel stage (at most)">,
+    Option<"minSize", "min-size", "int64_t", /*default=*/"4096",
+           "Reductions of fewer elements stay as they are">,
+  ];
+  let dependentDialects = ["mlir::linalg::LinalgDialect",
+                           "mlir::tensor::TensorDialect"];
+}
+
 def RankcGpuLibraryCalls : Pass<"rankc-gpu-library-calls", "mlir::ModuleOp"> {
   let summary = "Run the GPU program's matmuls through cuBLASLt (runtime calls)";
   let description = [{
