@@ -72,9 +72,10 @@ TEST(Arena, StateOverManySteps) {
     x = next;
     if (step == 3)
       reserved = s.arenas[0].reserved() + s.arenas[1].reserved();
-    if (step > 3)
+    if (step > 3) {
       ASSERT_EQ(s.arenas[0].reserved() + s.arenas[1].reserved(), reserved)
           << "step " << step;
+    }
   }
   for (size_t i = 0; i < n; i += 4099) {
     EXPECT_EQ(x[i], double(i) + 1000);
