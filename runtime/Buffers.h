@@ -12,6 +12,7 @@
 #define RANKC_RUNTIME_BUFFERS_H
 
 #include <cstddef>
+#include <cstdint>
 #include <string>
 
 namespace rankc::rt {
@@ -24,7 +25,9 @@ void initBuffers(int rank);
 bool buffersOnDevice();
 /// True when MPI may read and write generated code's buffers itself.
 bool mpiTakesBuffers();
-/// Host memory for staging (pinned for the CUDA runtime).
+/// Host memory for staging (pinned for the CUDA runtime, and then kept for
+/// reuse: a step stages the same messages every time, and pinning costs
+/// more than the copy).
 void *allocStaging(size_t bytes);
 void freeStaging(void *host);
 /// Waits until the GPU has done everything queued so far (a no-op on the
@@ -37,6 +40,9 @@ void synchronizeBuffers();
 /// synchronizeBuffers()).
 void copyToHost(void *host, const void *buffer, size_t bytes);
 void copyFromHost(void *buffer, const void *host, size_t bytes);
+/// Copies between two generated buffers, ordered after the work queued
+/// so far (asynchronous on the GPU's stream).
+void copyBuffer(void *dst, const void *src, size_t bytes);
 /// Buffers that live as long as the program (inputs, optimizer state), in
 /// the memory generated code uses; zeroed.
 void *allocBuffer(size_t bytes);
@@ -55,6 +61,22 @@ std::string describeBuffers();
 /// runtime has no kernels: it writes an empty list.
 void enableKernelTiming();
 void writeKernelStats(const std::string &path);
+
+/// Allreduces that the buffers' own library runs instead of MPI: NCCL for
+/// the CUDA runtime when every rank has a GPU of its own (Nccl.cpp); none
+/// for the CPU runtime. init and finalize are collective, once MPI is up
+/// and before it goes down.
+void initDeviceCollectives();
+void finalizeDeviceCollectives();
+/// Starts the allreduce of `count` elements from `in` into `out` (device
+/// addresses) and returns what waitDeviceAllreduce needs, or null when this
+/// one is MPI's (no such library, or a type or operation it does not do).
+void *startDeviceAllreduce(const void *in, void *out, int64_t count,
+                           int dtype, int reduce);
+/// Orders everything the program queues next after that allreduce.
+void waitDeviceAllreduce(void *started);
+/// One line for --stats: what runs the allreduces, and why.
+std::string describeCollectives();
 
 /// Lets MPI move the messages in flight (MPI_Test): called by the CUDA
 /// runtime while the host waits for kernels, so that transfers proceed

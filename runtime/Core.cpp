@@ -234,6 +234,7 @@ void rankc_core_init(int *argc, char ***argv, double timeout) {
   if (timeout > 0)
     timeoutSeconds = timeout;
   initBuffers(rank);
+  initDeviceCollectives();
   parseManifest();
   for (const TensorInfo &t : inputs)
     inputBuffers.push_back(allocBuffer(t.bytes())); // zeroed
@@ -310,6 +311,7 @@ void rankc_core_finalize(void) {
   StepArenas &a = programArenas();
   a.arenas[0].release();
   a.arenas[1].release();
+  finalizeDeviceCollectives();
   if (startedMpi) {
     checkMpi(MPI_Barrier(MPI_COMM_WORLD), "MPI_Barrier");
     MPI_Finalize();

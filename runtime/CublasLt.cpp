@@ -47,6 +47,7 @@ struct Lt {
   std::string path;
 };
 constexpr size_t kWorkspace = size_t(32) << 20;
+constexpr int kCandidates = 8; // algorithms timed per GEMM shape
 
 void check(cublasStatus_t s, const char *call) {
   if (s != CUBLAS_STATUS_SUCCESS)
@@ -91,7 +92,12 @@ Lt &lt() {
 struct Plan {
   cublasLtMatmulDesc_t desc;
   cublasLtMatrixLayout_t a, b, c;
-  cublasLtMatmulAlgo_t algo;
+  cublasLtMatmulAlgo_t algo; // the one used
+  cublasLtMatmulHeuristicResult_t candidates[8];
+  int found = 0;
+  bool tuned = false;
+  std::string name; // for --kernel-stats
+  bool named = false;
 };
 
 cublasLtMatrixLayout_t layout(cudaDataType type, int64_t rows, int64_t cols,
@@ -150,16 +156,76 @@ Plan &planFor(int32_t dtype, int64_t batch, int64_t m, int64_t n, int64_t k,
   check(lt().cublasLtMatmulPreferenceSetAttribute(
             pref, CUBLASLT_MATMUL_PREF_MAX_WORKSPACE_BYTES, &ws, sizeof ws),
         "cublasLtMatmulPreferenceSetAttribute");
-  cublasLtMatmulHeuristicResult_t result;
   int found = 0;
   check(lt().cublasLtMatmulAlgoGetHeuristic(lt().handle, p.desc, p.a, p.b, p.c,
-                                            p.c, pref, 1, &result, &found),
+                                            p.c, pref, kCandidates,
+                                            p.candidates, &found),
         "cublasLtMatmulAlgoGetHeuristic");
   if (found == 0)
     fail("cuBLASLt has no algorithm for a %lld x %lld x %lld GEMM (batch %lld)",
          (long long)m, (long long)n, (long long)k, (long long)batch);
-  p.algo = result.algo;
+  p.found = found;
+  p.algo = p.candidates[0].algo;
+  if (const char *v = std::getenv("RANKC_GEMM_TUNE"))
+    if (std::string(v) == "0")
+      p.found = 1; // the heuristic's first choice, no timing
   return plans.emplace(key, p).first->second;
+}
+
+void matmul(const Plan &p, const cublasLtMatmulAlgo_t &algo, int64_t a,
+            int64_t b, int64_t c, const void *alpha, const void *beta,
+            CUstream stream) {
+  check(lt().cublasLtMatmul(lt().handle, p.desc, alpha,
+                            reinterpret_cast<void *>(b), p.a,
+                            reinterpret_cast<void *>(a), p.b, beta,
+                            reinterpret_cast<void *>(c), p.c,
+                            reinterpret_cast<void *>(c), p.c, &algo,
+                            lt().workspace, kWorkspace,
+                            reinterpret_cast<cudaStream_t>(stream)),
+        "cublasLtMatmul");
+}
+
+/// The heuristic's first choice is not always the fastest: for a GEMM with
+/// few output tiles (a 1024 x 1024 weight gradient over K = 2048) it can
+/// leave half the SMs idle where a split-K algorithm would not. The first
+/// call of each shape times the candidates on the real operands into a
+/// scratch C (the program's C is not touched) and keeps the fastest. The
+/// host waits for that once per shape; RANKC_GEMM_TUNE=0 skips it.
+void tune(Plan &p, int64_t a, int64_t b, size_t cBytes, const void *alpha,
+          const void *beta, CUstream stream) {
+  p.tuned = true;
+  if (p.found < 2)
+    return;
+  CUdeviceptr scratch = 0;
+  if (rankc::rt::cuda::driver().cuMemAlloc(&scratch, cBytes) != CUDA_SUCCESS)
+    return; // no room to try: keep the first choice
+  RANKC_CU(cuMemsetD8Async(scratch, 0, cBytes, stream));
+  CUevent start, end;
+  RANKC_CU(cuEventCreate(&start, CU_EVENT_DEFAULT));
+  RANKC_CU(cuEventCreate(&end, CU_EVENT_DEFAULT));
+  float best = 0;
+  for (int i = 0; i < p.found; ++i) {
+    const cublasLtMatmulAlgo_t &algo = p.candidates[i].algo;
+    if (p.candidates[i].state != CUBLAS_STATUS_SUCCESS ||
+        p.candidates[i].workspaceSize > kWorkspace)
+      continue;
+    matmul(p, algo, a, b, int64_t(scratch), alpha, beta, stream); // warm-up
+    RANKC_CU(cuEventRecord(start, stream));
+    for (int r = 0; r < 3; ++r)
+      matmul(p, algo, a, b, int64_t(scratch), alpha, beta, stream);
+    RANKC_CU(cuEventRecord(end, stream));
+    RANKC_CU(cuEventSynchronize(end));
+    float ms = 0;
+    RANKC_CU(cuEventElapsedTime(&ms, start, end));
+    if (i == 0 || ms < best) {
+      best = ms;
+      p.algo = algo;
+    }
+  }
+  RANKC_CU(cuEventDestroy(start));
+  RANKC_CU(cuEventDestroy(end));
+  RANKC_CU(cuStreamSynchronize(stream));
+  RANKC_CU(cuMemFree(scratch));
 }
 
 } // namespace
@@ -182,27 +248,28 @@ void rankc_rt_gemm(int64_t a, int64_t b, int64_t c, int64_t batch, int64_t m,
     return;
   }
   Plan &p = planFor(dtype, batch, m, n, k, transA, transB);
-  // --kernel-stats lists the GEMMs as one more "kernel".
-  static char gemmKey;
-  CUfunction gemm = reinterpret_cast<CUfunction>(&gemmKey);
-  static bool named = (rankc::rt::kernels::named(gemm, "cublasLt gemm"), true);
-  (void)named;
-  const intptr_t none[3] = {0, 0, 0};
-  CUevent end = rankc::rt::kernels::beforeLaunch(gemm, stream, none, none);
+  // --kernel-stats lists each GEMM shape as one more "kernel".
+  CUfunction gemm = reinterpret_cast<CUfunction>(&p);
+  if (rankc::rt::kernels::timing() && !p.named) {
+    std::string name = "cublasLt gemm " + std::to_string(batch) + "x" +
+                       std::to_string(m) + "x" + std::to_string(n) + "x" +
+                       std::to_string(k) + (transA ? " tA" : "") +
+                       (transB ? " tB" : "");
+    p.name = name;
+    rankc::rt::kernels::named(gemm, p.name.c_str());
+    p.named = true;
+  }
   double one = 1, zero = 0;
   float onef = 1, zerof = 0;
   const void *alpha = dtype == 7 ? static_cast<const void *>(&one) : &onef;
   const void *beta = accumulate ? alpha
                      : dtype == 7 ? static_cast<const void *>(&zero)
                                   : &zerof;
-  check(lt().cublasLtMatmul(lt().handle, p.desc, alpha,
-                            reinterpret_cast<void *>(b), p.a,
-                            reinterpret_cast<void *>(a), p.b, beta,
-                            reinterpret_cast<void *>(c), p.c,
-                            reinterpret_cast<void *>(c), p.c, &p.algo,
-                            lt().workspace, kWorkspace,
-                            reinterpret_cast<cudaStream_t>(stream)),
-        "cublasLtMatmul");
+  if (!p.tuned)
+    tune(p, a, b, size_t(batch) * m * n * elem, alpha, beta, stream);
+  const intptr_t none[3] = {0, 0, 0};
+  CUevent end = rankc::rt::kernels::beforeLaunch(gemm, stream, none, none);
+  matmul(p, p.algo, a, b, c, alpha, beta, stream);
   rankc::rt::kernels::afterLaunch(end, stream);
 }
 

@@ -16,6 +16,7 @@
 
 #include <cstdlib>
 #include <cstring>
+#include <map>
 
 namespace rankc::rt {
 
@@ -76,15 +77,38 @@ void initBuffers(int) {
 bool buffersOnDevice() { return true; }
 bool mpiTakesBuffers() { return cudaAwareMpi; }
 
+// Pinned blocks kept for reuse. cuMemAllocHost of the 100 MB of a step's
+// gradients costs tens of milliseconds, many times the copy: each step
+// stages the same messages, so after the first step they come from here.
+namespace {
+std::multimap<size_t, void *> freeStagingBlocks; // by size
+std::map<void *, size_t> stagingSizes;
+} // namespace
+
 void *allocStaging(size_t bytes) {
+  bytes = bytes ? bytes : 1;
+  // The smallest free block that fits without wasting more than half.
+  auto it = freeStagingBlocks.lower_bound(bytes);
+  if (it != freeStagingBlocks.end() && it->first <= 2 * bytes) {
+    void *p = it->second;
+    freeStagingBlocks.erase(it);
+    return p;
+  }
   void *p = nullptr;
-  RANKC_CU(cuMemAllocHost(&p, bytes ? bytes : 1));
+  RANKC_CU(cuMemAllocHost(&p, bytes));
+  stagingSizes[p] = bytes;
   return p;
 }
 
 void freeStaging(void *host) {
   if (host)
-    RANKC_CU(cuMemFreeHost(host));
+    freeStagingBlocks.emplace(stagingSizes.at(host), host);
+}
+
+void copyBuffer(void *dst, const void *src, size_t bytes) {
+  if (bytes)
+    RANKC_CU(cuMemcpyAsync(CUdeviceptr(dst), CUdeviceptr(src), bytes,
+                           cuda::processStream()));
 }
 
 extern "C" void mgpuStreamSynchronize(CUstream stream); // MgpuWrappers.cpp

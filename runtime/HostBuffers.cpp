@@ -2,6 +2,7 @@
 
 #include "Arena.h"
 #include "Buffers.h"
+#include "Core.h"
 
 #include <cstdint>
 #include <cstdio>
@@ -23,6 +24,20 @@ bool mpiTakesBuffers() { return true; }
 void synchronizeBuffers() {}
 void *allocStaging(size_t bytes) { return std::malloc(bytes ? bytes : 1); }
 void freeStaging(void *host) { std::free(host); }
+// Host buffers: MPI reduces them in place, nothing else is needed.
+void initDeviceCollectives() {}
+void finalizeDeviceCollectives() {}
+void *startDeviceAllreduce(const void *, void *, int64_t, int, int) {
+  return nullptr;
+}
+void waitDeviceAllreduce(void *) {}
+std::string describeCollectives() {
+  return worldSize == 1 ? "none: a world of one" : "mpi";
+}
+void copyBuffer(void *dst, const void *src, size_t bytes) {
+  if (bytes)
+    std::memmove(dst, src, bytes);
+}
 void copyToHost(void *host, const void *buffer, size_t bytes) {
   if (bytes)
     std::memcpy(host, buffer, bytes);

@@ -41,6 +41,8 @@ struct Request {
   void *staging = nullptr, *stagingOut = nullptr;
   void *unstageTo = nullptr; // the program's buffer the result goes to
   size_t bytes = 0;
+  // Run by the buffers' own library (NCCL) instead of MPI.
+  void *device = nullptr;
 };
 
 std::vector<Request> requests;
@@ -178,6 +180,20 @@ int64_t rankc_rt_iallreduce(int64_t in, int64_t out, int64_t count,
   r.reduce = reduce;
   const void *send = reinterpret_cast<const void *>(in);
   void *recv = r.out;
+  if ((r.device = rankc::rt::startDeviceAllreduce(send, recv, count, dtype,
+                                                  reduce))) {
+    r.out = nullptr; // NCCL's result is final: nothing to divide or unstage
+    return handle;
+  }
+  if (worldSize == 1) {
+    // A world of one: the sum, mean, min or max of one value is the value
+    // (exactly, in every type). No MPI call, no staging, no host division:
+    // on a GPU the step's gradients stay where they are.
+    if (send != recv)
+      rankc::rt::copyBuffer(recv, send, count * npy::elementBytes(dtype));
+    r.out = nullptr; // nothing for rankc_rt_wait to finish
+    return handle;   // r.mpi is MPI_REQUEST_NULL: MPI_Test says done
+  }
   if (rankc::rt::buffersOnDevice()) {
     // Reduced on the host: the mean's division and f16/bf16 widening need
     // the values there, and a reduction moves every byte once anyway.
@@ -209,6 +225,15 @@ int64_t rankc_rt_iallreduce(int64_t in, int64_t out, int64_t count,
 
 void rankc_rt_wait(int64_t handle) {
   Request &r = requests.at(handle);
+  if (r.device) { // NCCL: the program's stream waits, not the host
+    rankc::rt::waitDeviceAllreduce(r.device);
+    r.device = nullptr;
+    if (tracing && r.event >= 0)
+      trace.push_back({describe(r.event, r.peer), events[r.event].kind,
+                       r.started, now()});
+    r.active = false;
+    return;
+  }
   // Poll, so that a message that never completes ends the run with a clear
   // message instead of a hang.
   double deadline = now() + timeoutSeconds;

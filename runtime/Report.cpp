@@ -99,7 +99,7 @@ void writeTrace(const std::string &path) {
   fclose(f);
 }
 
-// {"buffers", "steps", "ranks": [{"rank", "wall", "compute", "blocked",
+// {"buffers", "allreduce", "steps", "ranks": [{"rank", "wall", "compute", "blocked",
 //  "median": {...}, "max_rss_kb", "buffer_bytes", "device_used_bytes",
 //  "per_step": [{...}...]}]}:
 // wall is the program's run (all steps), compute its parts, blocked its time
@@ -134,8 +134,11 @@ void writeStats(const std::string &path) {
   if (rank != 0)
     return;
   FILE *f = openReport(path, "stats");
-  fprintf(f, "{\"buffers\": \"%s\", \"steps\": %zu, \"ranks\": [%s]}\n",
-          describeBuffers().c_str(), stepTimes.size(), all.c_str());
+  fprintf(f,
+          "{\"buffers\": \"%s\", \"allreduce\": \"%s\", \"steps\": %zu, "
+          "\"ranks\": [%s]}\n",
+          describeBuffers().c_str(), describeCollectives().c_str(),
+          stepTimes.size(), all.c_str());
   fclose(f);
 }
 

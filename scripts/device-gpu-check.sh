@@ -19,7 +19,7 @@ cd "$ROOT"
 case "${1:-}" in
   prepare)
     RANKC=${RANKC:-$ROOT/build/tools/rankc/rankc}
-    rm -rf .device && mkdir -p .device
+    rm -rf .device/gpu-check .device/mpich.tar.xz && mkdir -p .device
     STAGE=$(mktemp -d)
     bash scripts/bundle-mpich.sh "$STAGE/mpich"
     tar -C "$STAGE/mpich" -cJf .device/mpich.tar.xz .
@@ -29,22 +29,7 @@ case "${1:-}" in
     du -sh .device
     ;;
   run)
-    MPICH=/tmp/rankc-mpich
-    mkdir -p "$MPICH" && tar -C "$MPICH" -xJf .device/mpich.tar.xz
-    export RANKC_MPIEXEC=$MPICH/bin/mpiexec
-    export LD_LIBRARY_PATH=$MPICH/lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}
-    # cuBLASLt for the programs' matmuls: no toolkit there, but PyTorch's
-    # nvidia-cublas wheel has it.
-    if [ -z "${RANKC_CUBLASLT:-}" ]; then
-      RANKC_CUBLASLT=$(python3 -c "
-import glob, os, sys
-hits = [h for p in sys.path if os.path.isdir(p)
-        for h in glob.glob(os.path.join(p, 'nvidia', '**', 'libcublasLt.so.13*'), recursive=True)]
-print(sorted(hits)[0] if hits else '')" 2>/dev/null || true)
-      export RANKC_CUBLASLT
-    fi
-    echo "cuBLASLt: ${RANKC_CUBLASLT:-from the loader path}"
-    export UCX_MODULE_DIR=$MPICH/lib/ucx
+    . scripts/device-env.sh
     nvidia-smi --query-gpu=index,name,memory.total --format=csv,noheader || true
     python3 scripts/gpu_check.py compare .device/gpu-check "${@:2}"
     ;;

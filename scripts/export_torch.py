@@ -10,7 +10,7 @@ output. Works with Debian's python3-torch (1.13) and current PyTorch.
                       bucket_cap_mb=25, first_bucket_cap_mb=1,
                       optimizer={"kind": "sgd", "lr": 0.1, "momentum": 0.9})
 
-    python3 scripts/export_torch.py mlp|mlp-large|transformer OUT.json
+    python3 scripts/export_torch.py MODEL OUT.json   (MODEL: see MODELS below)
         [--world-size N] [--bucket-cap-mb X] [--first-bucket-cap-mb Y]
         [--optimizer sgd|adam|adamw --lr X [--momentum M] [--dampening D]
          [--nesterov] [--weight-decay W] [--betas B1,B2] [--eps E]]
@@ -367,6 +367,8 @@ MODELS = {
     "mlp-large": lambda: (MLP((512, 1024, 1024, 1024, 1024, 16)), torch.randn(64, 512)),
     "transformer": lambda: (TransformerBlock(), torch.randn(2, 5, 16)),
     "transformer-large": lambda: (TransformerBlock(256, 1024), torch.randn(4, 64, 256)),
+    "transformer-xl": lambda: (TransformerBlock(1024, 4096), torch.randn(8, 256, 1024)),
+    "mlp-wide": lambda: (MLP((1024, 4096, 4096, 1024)), torch.randn(512, 1024)),
 }
 
 

@@ -69,6 +69,51 @@ def dags(work):
     with open(path, "w") as f:
         json.dump(edge, f)
     out.append(("edge-cases", path))
+    # The new GPU paths (issue 11): GEMMs of odd shapes through cuBLASLt,
+    # transposed and batched einsums; reductions of 1 to 10^8 elements (a
+    # tree of parallel stages) along rows, columns and to a scalar; the
+    # allreduces of a world of one (no collective), also through a one-rank
+    # NCCL communicator (RANKC_NCCL=1 in the case's env file).
+    gemm = {"world_size": 1, "programs": [{"ranks": "all", "nodes": [
+        {"id": "a", "op": "input", "shape": [33, 17], "dtype": "f32"},
+        {"id": "b", "op": "input", "shape": [17, 65], "dtype": "f32"},
+        {"id": "c", "op": "input", "shape": [29, 17], "dtype": "f32"},
+        {"id": "p", "op": "input", "shape": [3, 5, 7], "dtype": "f32"},
+        {"id": "q", "op": "input", "shape": [3, 9, 7], "dtype": "f64"},
+        {"id": "q32", "op": "input", "shape": [3, 9, 7], "dtype": "f32"},
+        {"id": "pd", "op": "input", "shape": [3, 5, 7], "dtype": "f64"},
+        {"id": "ab", "op": "matmul", "args": ["a", "b"]},
+        {"id": "act", "op": "einsum", "spec": "ik,jk->ij", "args": ["a", "c"]},
+        {"id": "atb", "op": "einsum", "spec": "ki,kj->ij", "args": ["a", "a"]},
+        {"id": "pq", "op": "einsum", "spec": "bij,bkj->bik", "args": ["p", "q32"]},
+        {"id": "pqd", "op": "einsum", "spec": "bij,bkj->bki", "args": ["pd", "q"]},
+        {"id": "heads", "op": "einsum", "spec": "bij,bkj->ik", "args": ["p", "q32"]}],
+        "outputs": {n: n for n in ["ab", "act", "atb", "pq", "pqd", "heads"]}}]}
+    red_nodes = [
+        {"id": "big", "op": "iota", "shape": [100000000], "dtype": "f64", "axis": 0},
+        {"id": "grid", "op": "iota", "shape": [4096, 8192], "dtype": "f32", "axis": 1},
+        {"id": "k", "op": "constant", "value": 1e-4, "dtype": "f32"},
+        {"id": "scaled", "op": "mul", "args": ["grid", "k"]},
+        {"id": "rows", "op": "sum", "args": ["scaled"], "axes": [1]},
+        {"id": "cols", "op": "sum", "args": ["scaled"], "axes": [0]},
+        {"id": "colmax", "op": "max", "args": ["scaled"], "axes": [0]},
+        {"id": "total_big", "op": "sum", "args": ["big"]},
+        {"id": "mean_big", "op": "mean", "args": ["big"]}]
+    outputs = {n: n for n in ["rows", "cols", "colmax", "total_big", "mean_big"]}
+    for n in (1, 1000, 1000000):
+        red_nodes += [{"id": f"x{n}", "op": "input", "shape": [n], "dtype": "f32"},
+                      {"id": f"sum{n}", "op": "sum", "args": [f"x{n}"]},
+                      {"id": f"max{n}", "op": "max", "args": [f"x{n}"]}]
+        outputs.update({f"sum{n}": f"sum{n}", f"max{n}": f"max{n}"})
+    reductions = {"world_size": 1, "programs": [{"ranks": "all", "nodes": red_nodes,
+                                                 "outputs": outputs}]}
+    for name, doc in [("gemm-shapes", gemm), ("reductions", reductions)]:
+        path = os.path.join(work, name + ".json")
+        with open(path, "w") as f:
+            json.dump(doc, f)
+        out.append((name, path))
+    one = os.path.join(ROOT, "test", "E2E", "Inputs", "allreduce-one.json")
+    out += [("allreduce-one", one), ("allreduce-one-nccl", one)]
     sys.path.insert(0, os.path.join(ROOT, "test", "Random"))
     import random_dags
     rng = random.Random(6)
@@ -136,6 +181,9 @@ def prepare(rankc, work):
             json.dump(doc, f)
         with open(os.path.join(base, "steps"), "w") as f:
             f.write(str(steps))
+        if name.endswith("-nccl"):  # the GPU run's environment
+            with open(os.path.join(base, "env"), "w") as f:
+                f.write("RANKC_NCCL=1\n")
         if "optimizer" in doc.get("data_parallel", {}) and steps > 1:
             # Training amplifies the backends' rounding differences (sums in
             # another order) from step to step: 5 steps get rtol 1e-3.
@@ -175,8 +223,14 @@ def compare(work, only=()):
         steps = open(os.path.join(base, "steps")).read().strip()
         rtol_file = os.path.join(base, "rtol")
         trained_rtol = float(open(rtol_file).read()) if os.path.exists(rtol_file) else None
+        env = dict(os.environ)
+        env_file = os.path.join(base, "env")
+        if os.path.exists(env_file):
+            env.update(line.split("=", 1) for line in open(env_file).read().split())
+        stats = os.path.join(base, "stats.json")
         p = run([os.path.join(base, "cuda", "launch"), "--inputs", os.path.join(base, "in"),
-                 "--outputs", res, "--timeout", "120", "--steps", steps], timeout=600)
+                 "--outputs", res, "--timeout", "120", "--steps", steps, "--stats", stats],
+                timeout=600, env=env)
         why = None
         if p.returncode != 0:
             why = f"run failed ({p.returncode}): {p.stderr.strip()[-2000:]}"
@@ -207,6 +261,11 @@ def compare(work, only=()):
                     break
             if why is None and not want_files:
                 why = "the CPU run wrote no outputs"
+            path = json.load(open(stats))["allreduce"]
+            if why is None and name.endswith("-nccl") and not path.startswith("nccl"):
+                why = f"RANKC_NCCL=1 but the allreduces ran on: {path}"
+        if why is None and name.startswith("allreduce-one"):
+            name += f" (allreduce: {path})"
         print(("PASS: " if why is None else "FAIL: ") + name + ("" if why is None else ": " + why),
               flush=True)
         passed, failed = passed + (why is None), failed + (why is not None)

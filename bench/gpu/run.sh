@@ -40,9 +40,7 @@ case "${1:-}" in
     [ -f .device/mpich.tar.xz ] || { echo "run scripts/device-gpu-check.sh prepare first" >&2; exit 1; }
     ;;
   run)
-    MPICH=/tmp/rankc-mpich
-    mkdir -p "$MPICH" && tar -C "$MPICH" -xJf .device/mpich.tar.xz
-    export RANKC_MPIEXEC=$MPICH/bin/mpiexec LD_LIBRARY_PATH=$MPICH/lib UCX_MODULE_DIR=$MPICH/lib/ucx
+    . scripts/device-env.sh
     # KERNELS_ONLY=1: just the kernels against their references (below).
     [ "${KERNELS_ONLY:-0}" = 1 ] || for sched in overlap bulk-synchronous; do
       for i in 1 2 3; do

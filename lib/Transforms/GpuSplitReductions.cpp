@@ -1,17 +1,24 @@
-//===- GpuSplitReductions.cpp - full reductions in two parallel stages ----===//
+//===- GpuSplitReductions.cpp - reductions in two parallel stages --------===//
 //
-// A reduction to a scalar (a loss, a total) has no parallel loop, so
-// rankc-linalg-to-gpu-loops would run it as one GPU thread: a 1M-element
-// sum takes ~100 ms that way. Here, on tensors, each such linalg op of at
-// least `min-size` elements has its loops collapsed into one (when the
-// operands allow it) and is split by upstream linalg::splitReduction into a
-// parallel stage (`ratio` partial results, each a contiguous chunk) and a
-// small final reduction of those partials. Sums then run in a different
-// order than on the CPU: equal within rounding, exact for integers,
-// max and min.
+// rankc-linalg-to-gpu-loops gives each point of a reduction's parallel
+// loops one GPU thread, which reduces serially. A reduction to a scalar (a
+// loss, a total) is then one thread (a 1M-element sum took ~100 ms), and a
+// row or column reduction (layer norm's statistics over 2048 rows, a bias
+// gradient's sum over 2048 rows of 1024 columns) a few thousand threads
+// each walking a thousand elements: a small fraction of an H200. Here, on
+// tensors, each such linalg op has its reduction loops collapsed into one
+// (when the operands allow it) and is split by upstream
+// linalg::splitReduction into a parallel stage of `ratio` partial results
+// per output element and a small final reduction of those partials, with
+// the ratio chosen so that both stages have enough threads and each thread
+// at least a few elements. Where the reduced dimension is the contiguous one
+// (rows), partial j takes elements j, j + ratio, ...: neighbouring threads
+// read neighbouring elements. Sums then run in a different order than on
+// the CPU: equal within rounding, exact for integers, max and min.
 //
 //===----------------------------------------------------------------------===//
 
+#include "GemmMatch.h"
 #include "rankc/Transforms/Passes.h"
 
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
@@ -27,6 +34,11 @@ using namespace mlir;
 
 namespace {
 
+/// Elements each thread of a first stage reduces (at least), and the
+/// shortest reduction worth a stage: a serial loop of fewer runs as is.
+constexpr int64_t kChunk = 16;
+constexpr int64_t kMinReduced = 64;
+
 /// The largest power of two up to `limit` that divides `n` (1 if none).
 int64_t ratioFor(int64_t n, int64_t limit) {
   int64_t r = 1;
@@ -35,51 +47,107 @@ int64_t ratioFor(int64_t n, int64_t limit) {
   return r;
 }
 
+/// Collapses the reduction loops of `op` into one when there are several
+/// and every operand allows it; returns the op to split (or null).
+linalg::LinalgOp oneReductionLoop(IRRewriter &rewriter, linalg::GenericOp op) {
+  SmallVector<unsigned> dims;
+  op.getReductionDims(dims);
+  if (dims.size() == 1)
+    return op;
+  ReassociationIndices group;
+  for (unsigned d : dims) {
+    if (!group.empty() && d != unsigned(group.back()) + 1)
+      return nullptr; // parallel loops between them: not one loop
+    group.push_back(d);
+  }
+  if (!linalg::areDimSequencesPreserved(op.getIndexingMapsArray(), {group}))
+    return nullptr;
+  rewriter.setInsertionPoint(op);
+  FailureOr<linalg::CollapseResult> collapsed =
+      linalg::collapseOpIterationDims(op, {group}, rewriter);
+  if (failed(collapsed))
+    return nullptr;
+  rewriter.replaceOp(op, collapsed->results);
+  return collapsed->collapsedOp;
+}
+
+/// True when `dim` is the innermost (contiguous) dimension that the first
+/// input reads: a row reduction.
+bool reducesContiguousDim(linalg::LinalgOp op, unsigned dim) {
+  if (op.getNumDpsInputs() == 0)
+    return false;
+  AffineMap map = op.getMatchingIndexingMap(op.getDpsInputOperand(0));
+  return map.getNumResults() > 0 &&
+         map.getResults().back() == getAffineDimExpr(dim, op.getContext());
+}
+
 struct GpuSplitReductionsPass
     : public rankc::impl::RankcGpuSplitReductionsBase<GpuSplitReductionsPass> {
   using RankcGpuSplitReductionsBase::RankcGpuSplitReductionsBase;
 
   void runOnOperation() override {
-    SmallVector<linalg::GenericOp> full;
+    SmallVector<linalg::GenericOp> reductions;
     getOperation().walk([&](linalg::GenericOp op) {
-      if (op.hasPureTensorSemantics() && op.getNumParallelLoops() == 0 &&
-          op.getNumReductionLoops() > 0 && op.getNumDpsInits() == 1)
-        full.push_back(op);
+      // Contractions are GEMMs for cuBLASLt (rankc-gpu-library-calls), which
+      // has its own split-K: splitting them here would hide them from it.
+      if (op.hasPureTensorSemantics() && op.getNumReductionLoops() > 0 &&
+          op.getNumDpsInits() == 1 && failed(rankc::asGemm(op)))
+        reductions.push_back(op);
     });
     IRRewriter rewriter(&getContext());
-    for (linalg::GenericOp op : full) {
-      SmallVector<int64_t> ranges = op.getStaticLoopRanges();
-      if (llvm::any_of(ranges, ShapedType::isDynamic))
-        continue;
-      int64_t n = 1;
-      for (int64_t r : ranges)
-        n *= r;
-      if (n < minSize)
-        continue;
-      linalg::LinalgOp one = op;
-      if (ranges.size() > 1) {
-        ReassociationIndices all;
-        for (unsigned d = 0; d < ranges.size(); ++d)
-          all.push_back(d);
-        if (!linalg::areDimSequencesPreserved(op.getIndexingMapsArray(), {all}))
-          continue;
-        rewriter.setInsertionPoint(op);
-        FailureOr<linalg::CollapseResult> collapsed =
-            linalg::collapseOpIterationDims(op, {all}, rewriter);
-        if (failed(collapsed))
-          continue;
-        rewriter.replaceOp(op, collapsed->results);
-        one = collapsed->collapsedOp;
-      }
-      int64_t split = ratioFor(n, ratio);
-      if (split < 2)
-        continue;
-      rewriter.setInsertionPoint(one);
-      // Failure (a combiner splitReduction does not know) leaves it as is.
-      (void)linalg::splitReduction(rewriter, one, [&](linalg::LinalgOp) {
-        return linalg::SplitReductionOptions{split, 0, /*innerParallel=*/false};
-      });
+    // The final stage of a split is itself a reduction, split again while
+    // it has work for more than one thread: a tree, a few kernels deep.
+    while (!reductions.empty()) {
+      linalg::GenericOp op = reductions.pop_back_val();
+      if (auto final = splitOnce(rewriter, op))
+        reductions.push_back(final);
     }
+  }
+
+  /// Splits `op` into two stages; returns the final stage when it is a
+  /// generic worth another look.
+  linalg::GenericOp splitOnce(IRRewriter &rewriter, linalg::GenericOp op) {
+    SmallVector<int64_t> ranges = op.getStaticLoopRanges();
+    if (llvm::any_of(ranges, ShapedType::isDynamic))
+      return nullptr;
+    int64_t outputs = 1, reduced = 1;
+    for (auto [range, it] : llvm::zip(ranges, op.getIteratorTypesArray()))
+      (linalg::isParallelIterator(it) ? outputs : reduced) *= range;
+    // Enough threads already, too little work for a stage, or a serial loop
+    // short enough to run as it is.
+    if (outputs * reduced < minSize || outputs >= threads ||
+        reduced < kMinReduced)
+      return nullptr;
+    // Partials per output: the first stage has at most `threads` threads,
+    // each taking at least kChunk elements.
+    int64_t split = ratioFor(
+        reduced, std::min<int64_t>({ratio, reduced / kChunk,
+                                    std::max<int64_t>(threads / outputs, 1)}));
+    if (split < 2)
+      return nullptr;
+    linalg::LinalgOp one = oneReductionLoop(rewriter, op);
+    if (!one)
+      return nullptr;
+    SmallVector<unsigned> dims;
+    one.getReductionDims(dims);
+    bool rows = reducesContiguousDim(one, dims.front());
+    // The partials' dimension goes where neighbouring threads keep
+    // neighbouring addresses: last for rows, first for columns.
+    unsigned index =
+        rows ? cast<ShapedType>(one.getDpsInitOperand(0)->get().getType())
+                   .getRank()
+             : 0;
+    rewriter.setInsertionPoint(one);
+    // Failure (a combiner splitReduction does not know) leaves it as is.
+    FailureOr<linalg::SplitReductionResult> result =
+        linalg::splitReduction(rewriter, one, [&](linalg::LinalgOp) {
+          return linalg::SplitReductionOptions{split, index,
+                                               /*innerParallel=*/rows};
+        });
+    if (failed(result))
+      return nullptr;
+    return dyn_cast<linalg::GenericOp>(
+        result->resultCombiningLinalgOp.getOperation());
   }
 };
 

@@ -69,8 +69,9 @@ void rankc::buildCudaLoweringPipeline(mlir::OpPassManager &pm,
   using namespace mlir;
   pm.addPass(createCommLowerToRuntime(
       CommLowerToRuntimeOptions{bulkSynchronous}));
-  // Chains of elementwise ops become one linalg.generic, hence one kernel.
-  pm.addPass(createLinalgElementwiseOpFusionPass());
+  // Chains of elementwise ops become one linalg.generic, hence one kernel;
+  // transposes fold into the GEMMs that read them.
+  pm.addPass(createRankcGpuFuseElementwise());
   // Reductions to a scalar: a parallel stage, then a small final one.
   pm.addNestedPass<func::FuncOp>(createRankcGpuSplitReductions());
   buildBufferization(pm);

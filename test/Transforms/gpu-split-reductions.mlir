@@ -1,19 +1,24 @@
 // RUN: rankc-opt %s -rankc-gpu-split-reductions | FileCheck %s
 // RUN: rankc-opt %s -rankc-gpu-split-reductions="ratio=16" | FileCheck %s --check-prefix=R16
+// RUN: rankc-opt %s -rankc-gpu-split-reductions="threads=64" | FileCheck %s --check-prefix=T64
 
 #all = affine_map<(d0, d1) -> (d0, d1)>
 #none = affine_map<(d0, d1) -> ()>
 #row = affine_map<(d0, d1) -> (d0)>
+#col = affine_map<(d0, d1) -> (d1)>
 
-// A sum of 64x128 elements to a scalar: one loop of 8192, then 1024
-// partial sums of 8 elements each (in parallel), then a sum of the 1024.
+// A sum of 64x128 elements to a scalar: one loop of 8192, then a tree:
+// 512 partial sums of 16 elements each (in parallel; partial j takes
+// elements j, j + 512, ...), 32 partials of those, then a sum of the 32.
 // CHECK-LABEL: func.func @total(
 // CHECK: %[[FLAT:.*]] = tensor.collapse_shape %arg0 {{\[}}[0, 1]] : tensor<64x128xf32> into tensor<8192xf32>
-// CHECK: %[[CHUNKS:.*]] = tensor.expand_shape %[[FLAT]] {{\[}}[0, 1]] output_shape [1024, 8]
-// CHECK: %[[PART:.*]] = linalg.generic {{.*}} iterator_types = ["parallel", "reduction"]} ins(%[[CHUNKS]] : tensor<1024x8xf32>) outs(%{{.*}} : tensor<1024xf32>)
-// CHECK: linalg.generic {{.*}} iterator_types = ["reduction"]} ins(%[[PART]] : tensor<1024xf32>) outs(%arg1 : tensor<f32>)
+// CHECK: %[[CHUNKS:.*]] = tensor.expand_shape %[[FLAT]] {{\[}}[0, 1]] output_shape [16, 512]
+// CHECK: %[[PART:.*]] = linalg.generic {{.*}} iterator_types = ["reduction", "parallel"]} ins(%[[CHUNKS]] : tensor<16x512xf32>) outs(%{{.*}} : tensor<512xf32>)
+// CHECK: %[[CHUNKS2:.*]] = tensor.expand_shape %[[PART]] {{\[}}[0, 1]] output_shape [16, 32]
+// CHECK: %[[PART2:.*]] = linalg.generic {{.*}} iterator_types = ["reduction", "parallel"]} ins(%[[CHUNKS2]] : tensor<16x32xf32>) outs(%{{.*}} : tensor<32xf32>)
+// CHECK: linalg.generic {{.*}} iterator_types = ["reduction"]} ins(%[[PART2]] : tensor<32xf32>) outs(%arg1 : tensor<f32>)
 // R16-LABEL: func.func @total(
-// R16: output_shape [16, 512]
+// R16: output_shape [512, 16]
 func.func @total(%x: tensor<64x128xf32>, %init: tensor<f32>) -> tensor<f32> {
   %r = linalg.generic {indexing_maps = [#all, #none], iterator_types = ["reduction", "reduction"]}
       ins(%x : tensor<64x128xf32>) outs(%init : tensor<f32>) {
@@ -24,23 +29,89 @@ func.func @total(%x: tensor<64x128xf32>, %init: tensor<f32>) -> tensor<f32> {
   return %r : tensor<f32>
 }
 
-// Left alone: a reduction with a parallel loop (rows), and a small one.
-// CHECK-LABEL: func.func @kept(
-// CHECK-NOT: expand_shape
-// CHECK: iterator_types = ["parallel", "reduction"]} ins(%arg0
-// CHECK: iterator_types = ["reduction", "reduction"]} ins(%arg2
-func.func @kept(%x: tensor<64x128xf32>, %rows: tensor<64xf32>, %small: tensor<8x8xf32>, %init: tensor<f32>) -> (tensor<64xf32>, tensor<f32>) {
+// Row sums (layer norm's statistics): 8 interleaved partials per row
+// (the chunk of 16 per thread bounds them), the partials' dimension last;
+// the final stage (8 per row) is short enough to stay serial.
+// CHECK-LABEL: func.func @rows(
+// CHECK: %[[R:.*]] = tensor.expand_shape %arg0 {{\[}}[0], [1, 2]] output_shape [64, 16, 8]
+// CHECK: %[[P:.*]] = linalg.generic {{.*}} iterator_types = ["parallel", "reduction", "parallel"]} ins(%[[R]] : tensor<64x16x8xf32>) outs(%{{.*}} : tensor<64x8xf32>)
+// CHECK: linalg.generic {{.*}} iterator_types = ["parallel", "reduction"]} ins(%[[P]] : tensor<64x8xf32>) outs(%arg1 : tensor<64xf32>)
+// With 64 threads' worth of outputs already, rows stay as they are.
+// T64-LABEL: func.func @rows(
+// T64-NOT: expand_shape
+// T64: return
+func.func @rows(%x: tensor<64x128xf32>, %rows: tensor<64xf32>) -> tensor<64xf32> {
   %r = linalg.generic {indexing_maps = [#all, #row], iterator_types = ["parallel", "reduction"]}
       ins(%x : tensor<64x128xf32>) outs(%rows : tensor<64xf32>) {
   ^bb0(%a: f32, %acc: f32):
     %s = arith.addf %acc, %a : f32
     linalg.yield %s : f32
   } -> tensor<64xf32>
+  return %r : tensor<64xf32>
+}
+
+// Column sums (a bias gradient over a batch): contiguous chunks of rows
+// per partial, the partials' dimension first, so that neighbouring threads
+// still take neighbouring columns.
+// CHECK-LABEL: func.func @columns(
+// CHECK: %[[C:.*]] = tensor.expand_shape %arg0 {{\[}}[0, 1], [2]] output_shape [32, 16, 32]
+// CHECK: %[[Q:.*]] = linalg.generic {{.*}} ins(%[[C]] : tensor<32x16x32xf32>) outs(%{{.*}} : tensor<32x32xf32>)
+// CHECK: linalg.generic {{.*}} iterator_types = ["reduction", "parallel"]} ins(%[[Q]] : tensor<32x32xf32>) outs(%arg1 : tensor<32xf32>)
+func.func @columns(%x: tensor<512x32xf32>, %cols: tensor<32xf32>) -> tensor<32xf32> {
+  %r = linalg.generic {indexing_maps = [#all, #col], iterator_types = ["reduction", "parallel"]}
+      ins(%x : tensor<512x32xf32>) outs(%cols : tensor<32xf32>) {
+  ^bb0(%a: f32, %acc: f32):
+    %s = arith.addf %acc, %a : f32
+    linalg.yield %s : f32
+  } -> tensor<32xf32>
+  return %r : tensor<32xf32>
+}
+
+// Left alone: a small reduction (64 elements).
+// CHECK-LABEL: func.func @kept(
+// CHECK-NOT: expand_shape
+// CHECK: iterator_types = ["reduction", "reduction"]} ins(%arg0
+func.func @kept(%small: tensor<8x8xf32>, %init: tensor<f32>) -> tensor<f32> {
   %t = linalg.generic {indexing_maps = [#all, #none], iterator_types = ["reduction", "reduction"]}
       ins(%small : tensor<8x8xf32>) outs(%init : tensor<f32>) {
   ^bb0(%a: f32, %acc: f32):
     %s = arith.maximumf %acc, %a : f32
     linalg.yield %s : f32
   } -> tensor<f32>
-  return %r, %t : tensor<64xf32>, tensor<f32>
+  return %t : tensor<f32>
+}
+
+// Left alone: a contraction (a GEMM for cuBLASLt), even with few outputs.
+// CHECK-LABEL: func.func @gemm(
+// CHECK-NOT: expand_shape
+// CHECK: iterator_types = ["parallel", "parallel", "reduction"]} ins(%arg0, %arg1
+#a = affine_map<(d0, d1, d2) -> (d0, d2)>
+#b = affine_map<(d0, d1, d2) -> (d2, d1)>
+#c = affine_map<(d0, d1, d2) -> (d0, d1)>
+func.func @gemm(%x: tensor<16x512xf32>, %y: tensor<512x16xf32>, %init: tensor<16x16xf32>) -> tensor<16x16xf32> {
+  %r = linalg.generic {indexing_maps = [#a, #b, #c], iterator_types = ["parallel", "parallel", "reduction"]}
+      ins(%x, %y : tensor<16x512xf32>, tensor<512x16xf32>) outs(%init : tensor<16x16xf32>) {
+  ^bb0(%a: f32, %b: f32, %acc: f32):
+    %m = arith.mulf %a, %b : f32
+    %s = arith.addf %acc, %m : f32
+    linalg.yield %s : f32
+  } -> tensor<16x16xf32>
+  return %r : tensor<16x16xf32>
+}
+
+// Split: a contraction that is no GEMM (layer norm's weight gradient, a
+// sum over rows of a product: one dot product per column).
+// CHECK-LABEL: func.func @dots(
+// CHECK: tensor.expand_shape %arg0 {{\[}}[0, 1], [2]] output_shape [32, 16, 32]
+// CHECK: tensor.expand_shape %arg1 {{\[}}[0, 1], [2]] output_shape [32, 16, 32]
+#rc = affine_map<(d0, d1) -> (d0, d1)>
+func.func @dots(%x: tensor<512x32xf32>, %y: tensor<512x32xf32>, %cols: tensor<32xf32>) -> tensor<32xf32> {
+  %r = linalg.generic {indexing_maps = [#rc, #rc, #col], iterator_types = ["reduction", "parallel"]}
+      ins(%x, %y : tensor<512x32xf32>, tensor<512x32xf32>) outs(%cols : tensor<32xf32>) {
+  ^bb0(%a: f32, %b: f32, %acc: f32):
+    %m = arith.mulf %a, %b : f32
+    %s = arith.addf %acc, %m : f32
+    linalg.yield %s : f32
+  } -> tensor<32xf32>
+  return %r : tensor<32xf32>
 }

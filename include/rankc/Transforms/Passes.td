@@ -156,22 +156,51 @@ def RankcGpuDeviceBuffers : Pass<"rankc-gpu-device-buffers", "mlir::ModuleOp"> {
   let dependentDialects = ["mlir::gpu::GPUDialect", "mlir::linalg::LinalgDialect"];
 }
 
-def RankcGpuSplitReductions : Pass<"rankc-gpu-split-reductions", "mlir::func::FuncOp"> {
-  let summary = "Split reductions to a scalar into a parallel stage and a small final one";
+def RankcGpuFuseElementwise : Pass<"rankc-gpu-fuse-elementwise", "mlir::ModuleOp"> {
+  let summary = "Fuse elementwise ops (one kernel per chain) and fold transposes into GEMMs";
   let description = [{
-    On tensors, before bufferization: every linalg.generic without a
-    parallel loop (a full reduction) of at least `min-size` elements has
-    its loops collapsed into one (when every operand allows it) and is split
-    by upstream `linalg::splitReduction` into `ratio` partial results (the
-    largest power of two up to `ratio` that divides the size), each reduced
-    by one GPU thread over a contiguous chunk, and a final reduction of the
-    partials. Without it such an op runs as one GPU thread.
+    Upstream `linalg-fuse-elementwise-ops` with its patterns (elementwise
+    fusion, reshape folding by expansion, constant folding), after
+    generalizing `linalg.transpose`, `linalg.matmul` and
+    `linalg.batch_matmul`, and with its own control: a contraction only
+    takes in producers that move data (a generic whose body yields an
+    input: a transpose becomes a permuted operand, which
+    rankc-gpu-library-calls hands to cuBLASLt as transposed) and stays a
+    GEMM; such producers fold into every consumer, others only into their
+    one user, as upstream.
+  }];
+  let dependentDialects = ["mlir::affine::AffineDialect",
+                           "mlir::linalg::LinalgDialect",
+                           "mlir::tensor::TensorDialect"];
+}
+
+def RankcGpuSplitReductions : Pass<"rankc-gpu-split-reductions", "mlir::func::FuncOp"> {
+  let summary = "Split reductions with too few outputs into a parallel stage and a small final one";
+  let description = [{
+    On tensors, before bufferization: every linalg.generic with reduction
+    loops, fewer than `threads` output elements (its parallel iterations)
+    and at least `min-size` iterations in all has its reduction loops
+    collapsed into one (when every operand allows it) and is split by
+    upstream `linalg::splitReduction` into partial results (per output
+    element the largest power of two that divides the reduced size, at most
+    `ratio`, `threads` / outputs and a chunk of 16 elements each) and a
+    final reduction of the partials, which is split again while it reduces
+    64 elements or more: a reduction to a scalar becomes a tree of a few
+    kernels. Without it a reduction to a scalar runs as
+    one GPU thread, and a row or column reduction as one thread per row or
+    column. Row reductions interleave the partials (partial j reads
+    elements j, j + ratio, ...) so that neighbouring threads read
+    neighbouring elements. Contractions (GEMMs, for cuBLASLt) are left
+    alone. A serial GPU thread is slow even on a thousand elements (a
+    1024-element loss mean took 67 us), so the default `min-size` is small.
   }];
   let options = [
-    Option<"ratio", "ratio", "int64_t", /*default=*/"1024",
-           "Partial results of the parallel stage (at most)">,
-    Option<"minSize", "min-size", "int64_t", /*default=*/"4096",
-           "Reductions of fewer elements stay as they are">,
+    Option<"ratio", "ratio", "int64_t", /*default=*/"65536",
+           "Partial results per output element (at most)">,
+    Option<"minSize", "min-size", "int64_t", /*default=*/"256",
+           "Reductions of fewer iterations stay as they are">,
+    Option<"threads", "threads", "int64_t", /*default=*/"65536",
+           "Reductions with this many outputs have parallelism enough">,
   ];
   let dependentDialects = ["mlir::linalg::LinalgDialect",
                            "mlir::tensor::TensorDialect"];

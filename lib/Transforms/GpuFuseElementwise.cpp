@@ -1,0 +1,127 @@
+//===- GpuFuseElementwise.cpp - elementwise fusion that keeps GEMMs whole -===//
+//
+// Upstream's linalg-fuse-elementwise-ops, with two changes for the GPU:
+//  - transposes and matmuls are generalized first, so that a transpose
+//    (the exporter writes x @ W^T as transpose then matmul, and autograd
+//    transposes again) folds into the contraction that reads it as a
+//    permuted indexing map: rankc-gpu-library-calls then passes it to
+//    cuBLASLt as a transposed operand instead of a kernel that copies 64 MB
+//    through strided loads;
+//  - a contraction takes in only such data movement (a generic whose body
+//    just yields an input), never arithmetic, which would make it a
+//    generated kernel instead of a GEMM. Data movement folds into every
+//    consumer even when it has several (reading through a permuted map
+//    costs what the transpose's own read costs, and saves its write): each
+//    user gets its own copy first.
+//
+//===----------------------------------------------------------------------===//
+
+#include "GemmMatch.h"
+#include "rankc/Transforms/Passes.h"
+
+#include "mlir/Dialect/Affine/IR/AffineOps.h"
+#include "mlir/Dialect/Linalg/IR/Linalg.h"
+#include "mlir/Dialect/Linalg/Transforms/Transforms.h"
+#include "mlir/Dialect/Tensor/IR/Tensor.h"
+#include "mlir/Dialect/Tensor/Transforms/Transforms.h"
+#include "mlir/Transforms/GreedyPatternRewriteDriver.h"
+
+namespace rankc {
+#define GEN_PASS_DEF_RANKCGPUFUSEELEMENTWISE
+#include "rankc/Transforms/Passes.h.inc"
+} // namespace rankc
+
+using namespace mlir;
+
+namespace {
+
+/// A generic that only moves data: its body yields one of its inputs.
+bool movesOnly(Operation *op) {
+  auto generic = dyn_cast_or_null<linalg::GenericOp>(op);
+  if (!generic || generic.getNumDpsInits() != 1 ||
+      generic.getNumReductionLoops() != 0)
+    return false;
+  Block &body = generic.getRegion().front();
+  auto yield = cast<linalg::YieldOp>(body.getTerminator());
+  if (&body.front() != yield.getOperation())
+    return false; // computes something
+  auto arg = dyn_cast<BlockArgument>(yield.getOperand(0));
+  return arg && arg.getArgNumber() < generic.getNumDpsInputs();
+}
+
+bool shouldFuse(OpOperand *fused) {
+  Operation *producer = fused->get().getDefiningOp();
+  if (!producer)
+    return false;
+  auto consumer = dyn_cast<linalg::GenericOp>(fused->getOwner());
+  if (consumer && linalg::isaContractionOpInterface(consumer))
+    return movesOnly(producer);
+  return producer->hasOneUse();
+}
+
+/// Gives each user of a data-movement generic its own copy: fusing a
+/// producer that has other users keeps its result as an extra output of
+/// the fused op, and a contraction with two outputs is no GEMM any more.
+/// One copy per user fuses away entirely (the copy is free inside its
+/// consumer: the consumer reads through the permuted map instead).
+void oneMoverPerUser(IRRewriter &rewriter, Operation *root) {
+  SmallVector<linalg::GenericOp> movers;
+  root->walk([&](linalg::GenericOp op) {
+    if (movesOnly(op) && op.hasPureTensorSemantics() &&
+        !op->getResult(0).hasOneUse())
+      movers.push_back(op);
+  });
+  for (linalg::GenericOp op : movers) {
+    SmallVector<OpOperand *> uses;
+    for (OpOperand &use : op->getResult(0).getUses())
+      uses.push_back(&use);
+    for (OpOperand *use : llvm::drop_begin(uses)) {
+      rewriter.setInsertionPoint(use->getOwner());
+      Operation *copy = rewriter.clone(*op);
+      rewriter.modifyOpInPlace(use->getOwner(),
+                               [&] { use->set(copy->getResult(0)); });
+    }
+  }
+}
+
+struct GpuFuseElementwisePass
+    : public rankc::impl::RankcGpuFuseElementwiseBase<GpuFuseElementwisePass> {
+  void runOnOperation() override {
+    MLIRContext *ctx = &getContext();
+    SmallVector<linalg::LinalgOp> named;
+    getOperation()->walk([&](linalg::LinalgOp op) {
+      if (isa<linalg::TransposeOp, linalg::MatmulOp, linalg::BatchMatmulOp>(
+              op.getOperation()) &&
+          op.hasPureTensorSemantics())
+        named.push_back(op);
+    });
+    IRRewriter rewriter(ctx);
+    for (linalg::LinalgOp op : named) {
+      rewriter.setInsertionPoint(op);
+      (void)linalg::generalizeNamedOp(rewriter, op);
+    }
+    oneMoverPerUser(rewriter, getOperation());
+    RewritePatternSet patterns(ctx);
+    linalg::populateElementwiseOpsFusionPatterns(patterns, shouldFuse);
+    linalg::ControlFusionFn oneUse = [](OpOperand *fused) {
+      Operation *producer = fused->get().getDefiningOp();
+      return producer && producer->hasOneUse();
+    };
+    linalg::populateFoldReshapeOpsByExpansionPatterns(patterns, oneUse);
+    tensor::populateBubbleUpExpandShapePatterns(patterns);
+    affine::AffineApplyOp::getCanonicalizationPatterns(patterns, ctx);
+    linalg::GenericOp::getCanonicalizationPatterns(patterns, ctx);
+    tensor::ExpandShapeOp::getCanonicalizationPatterns(patterns, ctx);
+    tensor::CollapseShapeOp::getCanonicalizationPatterns(patterns, ctx);
+    ctx->getLoadedDialect<linalg::LinalgDialect>()->getCanonicalizationPatterns(
+        patterns);
+    linalg::populateConstantFoldLinalgOperations(patterns, oneUse);
+    GreedyRewriteConfig config;
+    config.setUseTopDownTraversal(true);
+    if (failed(applyPatternsGreedily(getOperation(), std::move(patterns),
+                                     config)))
+      signalPassFailure();
+  }
+};
+
+} // namespace
