@@ -8,7 +8,8 @@
 // /usr/local/cuda/lib64. A program without a matmul never opens it.
 //
 // f32 is computed as exact f32 (CUBLAS_COMPUTE_32F, no TF32), as PyTorch
-// does with TF32 off; f64 as f64. The GEMM goes on the one stream that every
+// does with TF32 off, unless the program was compiled with --precision
+// tf32 or bf16; f64 as f64. The GEMM goes on the one stream that every
 // kernel of the process uses (mgpuStreamCreate), so it is ordered with the
 // kernels around it without the host waiting for it.
 //
@@ -119,20 +120,26 @@ cublasLtMatrixLayout_t layout(cudaDataType type, int64_t rows, int64_t cols,
 }
 
 Plan &planFor(int32_t dtype, int64_t batch, int64_t m, int64_t n, int64_t k,
-              bool transA, bool transB) {
+              bool transA, bool transB, int32_t precision) {
   static std::map<std::tuple<int32_t, int64_t, int64_t, int64_t, int64_t, bool,
-                             bool>,
+                             bool, int32_t>,
                   Plan>
       plans;
-  auto key = std::make_tuple(dtype, batch, m, n, k, transA, transB);
+  auto key = std::make_tuple(dtype, batch, m, n, k, transA, transB, precision);
   auto it = plans.find(key);
   if (it != plans.end())
     return it->second;
   bool f64 = dtype == 7; // RANKC_F64
   cudaDataType type = f64 ? CUDA_R_64F : CUDA_R_32F;
   Plan p;
-  check(lt().cublasLtMatmulDescCreate(
-            &p.desc, f64 ? CUBLAS_COMPUTE_64F : CUBLAS_COMPUTE_32F, type),
+  // --precision: f32 exactly, or on tensor cores through TF32 or BF16
+  // with f32 accumulation (what PyTorch's float32_matmul_precision "high"
+  // and "medium" select); f64 is always f64.
+  cublasComputeType_t compute = f64              ? CUBLAS_COMPUTE_64F
+                                : precision == 1 ? CUBLAS_COMPUTE_32F_FAST_TF32
+                                : precision == 2 ? CUBLAS_COMPUTE_32F_FAST_16BF
+                                                 : CUBLAS_COMPUTE_32F;
+  check(lt().cublasLtMatmulDescCreate(&p.desc, compute, type),
         "cublasLtMatmulDescCreate");
   // Row-major C[m, n] = A[m, k] B[k, n] is column-major C^T = B^T A^T: the
   // column-major GEMM of B's (n x k) by A's (k x m). A row-major [k, n]
@@ -234,10 +241,11 @@ extern "C" {
 
 /// C[b] = A[b] B[b] (+ C[b] when accumulate), row-major, b < batch: C is
 /// m x n; A is m x k (stored k x m when transA), B k x n (stored n x k
-/// when transB); dtype is rankc_dtype (f32 or f64). Device addresses.
+/// when transB); dtype is rankc_dtype (f32 or f64); precision 0 (exact),
+/// 1 (TF32) or 2 (BF16) for f32. Device addresses.
 void rankc_rt_gemm(int64_t a, int64_t b, int64_t c, int64_t batch, int64_t m,
                    int64_t n, int64_t k, int32_t dtype, int32_t accumulate,
-                   int32_t transA, int32_t transB) {
+                   int32_t transA, int32_t transB, int32_t precision) {
   CUstream stream = rankc::rt::cuda::processStream();
   if (m == 0 || n == 0 || batch == 0)
     return;
@@ -247,14 +255,15 @@ void rankc_rt_gemm(int64_t a, int64_t b, int64_t c, int64_t batch, int64_t m,
       RANKC_CU(cuMemsetD8Async(CUdeviceptr(c), 0, batch * m * n * elem, stream));
     return;
   }
-  Plan &p = planFor(dtype, batch, m, n, k, transA, transB);
+  Plan &p = planFor(dtype, batch, m, n, k, transA, transB, precision);
   // --kernel-stats lists each GEMM shape as one more "kernel".
   CUfunction gemm = reinterpret_cast<CUfunction>(&p);
   if (rankc::rt::kernels::timing() && !p.named) {
     std::string name = "cublasLt gemm " + std::to_string(batch) + "x" +
                        std::to_string(m) + "x" + std::to_string(n) + "x" +
                        std::to_string(k) + (transA ? " tA" : "") +
-                       (transB ? " tB" : "");
+                       (transB ? " tB" : "") +
+                       (precision == 1 ? " tf32" : precision == 2 ? " bf16" : "");
     p.name = name;
     rankc::rt::kernels::named(gemm, p.name.c_str());
     p.named = true;

@@ -107,7 +107,8 @@ def dags(work):
         outputs.update({f"sum{n}": f"sum{n}", f"max{n}": f"max{n}"})
     reductions = {"world_size": 1, "programs": [{"ranks": "all", "nodes": red_nodes,
                                                  "outputs": outputs}]}
-    for name, doc in [("gemm-shapes", gemm), ("reductions", reductions)]:
+    for name, doc in [("gemm-shapes", gemm), ("gemm-shapes-tf32", gemm),
+                      ("reductions", reductions)]:
         path = os.path.join(work, name + ".json")
         with open(path, "w") as f:
             json.dump(doc, f)
@@ -181,6 +182,9 @@ def prepare(rankc, work):
             json.dump(doc, f)
         with open(os.path.join(base, "steps"), "w") as f:
             f.write(str(steps))
+        if name.endswith("-tf32"):  # 10-bit mantissas: 1e-3 relative per product
+            with open(os.path.join(base, "rtol"), "w") as f:
+                f.write("1e-2")
         if name.endswith("-nccl"):  # the GPU run's environment
             with open(os.path.join(base, "env"), "w") as f:
                 f.write("RANKC_NCCL=1\n")
@@ -198,8 +202,9 @@ def prepare(rankc, work):
                         e2e.save(os.path.join(base, "in", f"rank{r}", node["id"] + ".npy"),
                                  e2e.make_input(rng, node), node["dtype"])
         for target in ("cpu", "cuda"):
+            flags = ["--precision", "tf32"] if target == "cuda" and name.endswith("-tf32") else []
             p = run([rankc, "compile", path, "--target", target, "-o",
-                     os.path.join(base, target + "-exe")])
+                     os.path.join(base, target + "-exe")] + flags)
             if p.returncode != 0:
                 sys.exit(f"{name}: compile --target {target} failed:\n{p.stderr}")
         p = run([os.path.join(base, "cpu-exe", "launch"), "--inputs",
@@ -249,6 +254,8 @@ def compare(work, only=()):
                 if want.dtype.name in TOL:
                     rtol, atol = TOL[want.dtype.name]
                     rtol = max(rtol, trained_rtol or 0)
+                    if name.endswith("-tf32") and want.dtype == np.float32:
+                        atol = 1e-2  # TF32 products: ~1e-3 of |a||b| each
                     ok = np.allclose(got.astype(np.float64), want.astype(np.float64),
                                      rtol=rtol, atol=atol, equal_nan=True)
                 else:  # integers, bool, bf16 bits (uint16): exact

@@ -13,7 +13,8 @@ step of `--stats` (host wall clock of the step, which waits for the GPU);
 kernels per step from `--kernel-stats` (a cuBLASLt GEMM counts as one).
 PyTorch: the same step (zero_grad, loss, backward, opt.step) timed with CUDA
 events, median of S after warm-up; kernels per step from torch.profiler. TF32
-is off in PyTorch, as rankc's f32 is exact f32. The final loss of both after
+is off in PyTorch, as rankc's f32 is exact f32, except for the "-tf32" rows
+(rankc --precision tf32, PyTorch allow_tf32). The final loss of both after
 S steps is printed as a check that the two trained the same thing."""
 import json
 import os
@@ -29,6 +30,10 @@ STEPS = 30
 MODELS = {
     "block-xl": ("transformer-xl", {"kind": "adam", "lr": 1e-4},
                  "TransformerBlock(1024, 4096) [8, 256, 1024] Adam"),
+    # TF32 on both sides: --precision tf32 against PyTorch's
+    # float32_matmul_precision("high").
+    "block-xl-tf32": ("transformer-xl", {"kind": "adam", "lr": 1e-4},
+                      "TransformerBlock(1024, 4096) Adam, TF32 both sides"),
     "block": ("transformer-large", {"kind": "adam", "lr": 1e-3},
               "TransformerBlock(256, 1024) [4, 64, 256] Adam"),
     "mlp": ("mlp-large", {"kind": "sgd", "lr": 0.01, "momentum": 0.9},
@@ -54,8 +59,9 @@ def prepare(rankc, work, only):
         dag = os.path.join(work, name + ".json")
         json.dump(doc, open(dag, "w"))
         t = time.perf_counter()
+        flags = ["--precision", "tf32"] if name.endswith("-tf32") else []
         subprocess.run([rankc, "compile", dag, "-o", os.path.join(work, name),
-                        "--target", "cuda"], check=True)
+                        "--target", "cuda"] + flags, check=True)
         meta[name] = {"compile_s": time.perf_counter() - t,
                       "nodes": len(doc["programs"][0]["nodes"])}
         os.remove(dag)
@@ -87,8 +93,11 @@ def torch_step(work, name, compiled):
     import torch
     sys.path.insert(0, os.path.join(ROOT, "scripts"))
     import export_torch
-    torch.backends.cuda.matmul.allow_tf32 = False
-    torch.backends.cudnn.allow_tf32 = False
+    tf32 = name.endswith("-tf32")
+    # ("high" is TF32 for float32 matmuls, in eager and torch.compile alike.)
+    torch.set_float32_matmul_precision("high" if tf32 else "highest")
+    torch.backends.cuda.matmul.allow_tf32 = tf32
+    torch.backends.cudnn.allow_tf32 = tf32
     kind, opt, _ = MODELS[name]
     model, _ = export_torch.MODELS[kind]()
     inputs = os.path.join(work, name, "inputs", "rank0")

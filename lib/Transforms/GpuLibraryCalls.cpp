@@ -48,8 +48,17 @@ linalg::FillOp zeroFillOf(linalg::LinalgOp op, Value acc) {
 
 struct GpuLibraryCallsPass
     : public rankc::impl::RankcGpuLibraryCallsBase<GpuLibraryCallsPass> {
+  using RankcGpuLibraryCallsBase::RankcGpuLibraryCallsBase;
+
   void runOnOperation() override {
     ModuleOp module = getOperation();
+    // The runtime's codes (rankc_runtime.h: RANKC_PRECISION_*).
+    int precisionCode = precision == "tf32" ? 1 : precision == "bf16" ? 2 : 0;
+    if (precision != "f32" && precisionCode == 0) {
+      module.emitError() << "unknown precision '" << precision
+                         << "' (f32, tf32 or bf16)";
+      return signalPassFailure();
+    }
     SmallVector<std::pair<linalg::LinalgOp, Gemm>> gemms;
     module.walk([&](linalg::LinalgOp op) {
       if (FailureOr<Gemm> g = asGemm(op);
@@ -66,7 +75,8 @@ struct GpuLibraryCallsPass
       gemm = func::FuncOp::create(
           b, module.getLoc(), "rankc_rt_gemm",
           b.getFunctionType(
-              {index, index, index, i64, i64, i64, i64, i32, i32, i32, i32}, {}));
+              {index, index, index, i64, i64, i64, i64, i32, i32, i32, i32, i32},
+              {}));
       gemm.setPrivate();
     }
     for (auto [op, g] : gemms) {
@@ -95,7 +105,8 @@ struct GpuLibraryCallsPass
           b, loc, gemm,
           ValueRange{pa, pb, pc, i64c(g.batch), i64c(g.m), i64c(g.n),
                      i64c(g.k), i32c(gemmDType(aType.getElementType())),
-                     i32c(accumulate), i32c(g.transA), i32c(g.transB)});
+                     i32c(accumulate), i32c(g.transA), i32c(g.transB),
+                     i32c(precisionCode)});
       op->erase();
     }
   }

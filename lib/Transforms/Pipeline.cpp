@@ -72,12 +72,15 @@ void rankc::buildCudaLoweringPipeline(mlir::OpPassManager &pm,
   // Chains of elementwise ops become one linalg.generic, hence one kernel;
   // transposes fold into the GEMMs that read them.
   pm.addPass(createRankcGpuFuseElementwise());
-  // Reductions to a scalar: a parallel stage, then a small final one.
+  // Loops the GPU mapping can take (three), then reductions with too few
+  // outputs as trees of parallel stages.
+  pm.addNestedPass<func::FuncOp>(createRankcGpuCollapseDims());
   pm.addNestedPass<func::FuncOp>(createRankcGpuSplitReductions());
   buildBufferization(pm);
   pm.addPass(createRankcGpuDeviceBuffers());
   // Matmuls to cuBLASLt; the rest to generated kernels.
-  pm.addPass(createRankcGpuLibraryCalls());
+  pm.addPass(createRankcGpuLibraryCalls(
+      RankcGpuLibraryCallsOptions{options.precision}));
   pm.addNestedPass<func::FuncOp>(createRankcLinalgToGpuLoops(
       RankcLinalgToGpuLoopsOptions{options.threads}));
   pm.addPass(createConvertParallelLoopToGpuPass());
@@ -172,6 +175,10 @@ struct CudaPipelineOptions
   Option<int64_t> threads{*this, "threads",
                           llvm::cl::desc("Threads per block"),
                           llvm::cl::init(256)};
+  Option<std::string> precision{
+      *this, "precision",
+      llvm::cl::desc("f32 GEMMs: f32 (exact), tf32 or bf16"),
+      llvm::cl::init("f32")};
 };
 } // namespace
 
@@ -192,6 +199,7 @@ void rankc::registerRankcPipelines() {
                                : std::string(o.features);
         options.format = o.format;
         options.threads = o.threads;
+        options.precision = o.precision;
         std::string why;
         options.toolkit = CudaOptions::findToolkit(why);
         buildCudaLoweringPipeline(pm, options);

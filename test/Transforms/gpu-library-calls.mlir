@@ -1,6 +1,11 @@
 // RUN: rankc-opt %s -rankc-gpu-library-calls | FileCheck %s
+// RUN: rankc-opt %s -rankc-gpu-library-calls=precision=tf32 | FileCheck %s --check-prefix=TF32
+// RUN: rankc-opt %s -rankc-gpu-library-calls=precision=bf16 | FileCheck %s --check-prefix=BF16
+// RUN: not rankc-opt %s -rankc-gpu-library-calls=precision=fp8 2>&1 | FileCheck %s --check-prefix=BAD
 // Contractions that are one (batched) GEMM become cuBLASLt calls:
-// rankc_rt_gemm(A, B, C, batch, M, N, K, dtype, accumulate, transA, transB).
+// rankc_rt_gemm(A, B, C, batch, M, N, K, dtype, accumulate, transA, transB,
+// precision): precision 0 is exact f32 (the default), 1 TF32, 2 BF16.
+// BAD: error: unknown precision 'fp8' (f32, tf32 or bf16)
 
 // A matmul after a fill of zeros: the fill is folded in (accumulate 0).
 // CHECK-LABEL: func.func @matmul(
@@ -8,7 +13,11 @@
 // CHECK: %[[A:.*]] = memref.extract_aligned_pointer_as_index %arg0
 // CHECK: %[[B:.*]] = memref.extract_aligned_pointer_as_index %arg1
 // CHECK: %[[C:.*]] = memref.extract_aligned_pointer_as_index %arg2
-// CHECK: call @rankc_rt_gemm(%[[A]], %[[B]], %[[C]], %c1_i64, %c8_i64, %c4_i64, %c16_i64, %c6_i32, %c0_i32, %c0_i32{{.*}}, %c0_i32{{.*}})
+// CHECK: call @rankc_rt_gemm(%[[A]], %[[B]], %[[C]], %c1_i64, %c8_i64, %c4_i64, %c16_i64, %c6_i32, %c0_i32, %c0_i32{{.*}}, %c0_i32{{.*}}, %c0_i32{{.*}})
+// TF32-LABEL: func.func @matmul(
+// TF32: call @rankc_rt_gemm({{.*}}, %c6_i32, %c0_i32, %c0_i32{{.*}}, %c0_i32{{.*}}, %c1_i32{{.*}})
+// BF16-LABEL: func.func @matmul(
+// BF16: call @rankc_rt_gemm({{.*}}, %c6_i32, %c0_i32, %c0_i32{{.*}}, %c0_i32{{.*}}, %c2_i32{{.*}})
 // CHECK-NOT: linalg.matmul
 func.func @matmul(%a: memref<8x16xf32>, %b: memref<16x4xf32>, %c: memref<8x4xf32>) {
   %z = arith.constant 0.0 : f32
@@ -53,7 +62,7 @@ func.func @linear(%x: memref<3x4x5xf32>, %w: memref<5x6xf32>, %y: memref<3x4x6xf
 // A weight gradient ki,kj->ij (A stored transposed) and ik,jk->ij (B
 // stored transposed).
 // CHECK-LABEL: func.func @transposed(
-// CHECK: call @rankc_rt_gemm({{.*}}, %c1_i64, %c2_i64, %c3_i64, %c4_i64, %c6_i32, %c1_i32, %c1_i32{{.*}}, %c0_i32)
+// CHECK: call @rankc_rt_gemm({{.*}}, %c1_i64, %c2_i64, %c3_i64, %c4_i64, %c6_i32, %c1_i32, %c1_i32{{.*}}, %c0_i32{{.*}}, %c0_i32{{.*}})
 // CHECK: call @rankc_rt_gemm({{.*}}, %c1_i64{{.*}}, %c2_i64{{.*}}, %c3_i64{{.*}}, %c4_i64{{.*}}, %c6_i32{{.*}}, %c1_i32{{.*}}, %c0_i32{{.*}}, %c1_i32{{.*}})
 func.func @transposed(%a: memref<4x2xf32>, %b: memref<4x3xf32>, %at: memref<2x4xf32>, %bt: memref<3x4xf32>, %c: memref<2x3xf32>) {
   linalg.generic {indexing_maps = [#ki, #kj, #ij], iterator_types = ["parallel", "parallel", "reduction"]}

@@ -39,6 +39,7 @@ namespace {
 
 const char *kUsage =
     "usage: rankc compile INPUT -o OUT [--target cpu|cuda] [--cuda-chip sm_NN]\n"
+    "                     [--precision f32|tf32|bf16]\n"
     "                     [--emit exe|mlir|plan|dot|ptx]\n"
     "                     [--bucket-cap-mb X] [--first-bucket-cap-mb Y]\n"
     "                     [--bucket-order ready|ddp-initial]\n"
@@ -53,7 +54,7 @@ const char *kUsage =
 struct Options {
   std::string command, input, output;
   std::string target = "cpu", emit = "exe";
-  std::optional<std::string> cudaChip;
+  std::optional<std::string> cudaChip, precision;
   std::optional<double> bucketCapMb, firstBucketCapMb;
   std::optional<std::string> bucketOrder;
   bool timing = false;
@@ -124,6 +125,12 @@ Options parseCommandLine(int argc, char **argv) {
           !(chip.empty() || chip == "a"))
         usageError("--cuda-chip must name a GPU architecture like sm_90, got '" +
                    *o.cudaChip + "'");
+    } else if (isCompile && name == "--precision") {
+      o.precision = value().str();
+      if (*o.precision != "f32" && *o.precision != "tf32" &&
+          *o.precision != "bf16")
+        usageError("--precision must be f32, tf32 or bf16, got '" +
+                   *o.precision + "'");
     } else if (isCompile && name == "--schedule") {
       std::string v = value().str();
       if (v != "overlap" && v != "bulk-synchronous")
@@ -154,6 +161,9 @@ Options parseCommandLine(int argc, char **argv) {
     usageError("--emit ptx needs --target cuda");
   if (o.cudaChip && o.target != "cuda")
     usageError("--cuda-chip needs --target cuda");
+  if (o.precision && o.target != "cuda")
+    usageError("--precision needs --target cuda (the CPU backend computes "
+               "f32 exactly)");
   return o;
 }
 
@@ -286,6 +296,8 @@ int main(int argc, char **argv) {
                    << why << "\n";
       return 1;
     }
+    if (o.precision)
+      cuda.precision = *o.precision;
     if (o.cudaChip) {
       cuda.chip = *o.cudaChip;
       cuda.features = rankc::CudaOptions::defaultFeatures(cuda.chip);

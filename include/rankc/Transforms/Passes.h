@@ -43,6 +43,7 @@ struct CudaOptions {
   std::string features = "+ptx80"; ///< PTX ISA; see defaultFeatures()
   std::string format = "fatbin";   ///< gpu-module-to-binary: fatbin|bin|isa
   int64_t threads = 256;           ///< threads per block
+  std::string precision = "f32";   ///< f32 GEMMs: f32 | tf32 | bf16
   std::string toolkit;             ///< CUDA: ptxas, libdevice
   /// $CUDA_ROOT, $CUDA_HOME or $CUDA_PATH (the first set), else
   /// /usr/local/cuda, else where ptxas is on PATH. Empty, with `why`, when

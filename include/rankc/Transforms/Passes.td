@@ -174,6 +174,22 @@ def RankcGpuFuseElementwise : Pass<"rankc-gpu-fuse-elementwise", "mlir::ModuleOp
                            "mlir::tensor::TensorDialect"];
 }
 
+def RankcGpuCollapseDims : Pass<"rankc-gpu-collapse-dims", "mlir::func::FuncOp"> {
+  let summary = "Collapse adjacent loops of one kind into one, for the GPU's three grid dimensions";
+  let description = [{
+    On tensors: in every linalg.generic (without linalg.index), each
+    maximal run of adjacent loops of the same iterator type that every
+    operand's indexing map keeps contiguous becomes one loop, through
+    upstream's `linalg::populateCollapseDimensions` (operands reshaped by
+    tensor.collapse_shape, results expanded back). rankc-linalg-to-gpu-loops
+    maps three loops to the grid and block; without this a fourth parallel
+    loop (batch, sequence, a keepdim 1, columns) would run serially in
+    every thread.
+  }];
+  let dependentDialects = ["mlir::linalg::LinalgDialect",
+                           "mlir::tensor::TensorDialect"];
+}
+
 def RankcGpuSplitReductions : Pass<"rankc-gpu-split-reductions", "mlir::func::FuncOp"> {
   let summary = "Split reductions with too few outputs into a parallel stage and a small final one";
   let description = [{
@@ -209,15 +225,24 @@ def RankcGpuSplitReductions : Pass<"rankc-gpu-split-reductions", "mlir::func::Fu
 def RankcGpuLibraryCalls : Pass<"rankc-gpu-library-calls", "mlir::ModuleOp"> {
   let summary = "Run the GPU program's matmuls through cuBLASLt (runtime calls)";
   let description = [{
-    Every linalg.matmul and linalg.batch_matmul on buffers of f32 or f64
-    with the default indexing maps and identity layouts becomes a call of
-    `rankc_rt_gemm(A, B, C, batch, M, N, K, dtype, accumulate)` (device
-    addresses; row-major), which the CUDA runtime serves with cuBLASLt
-    (exact f32: no TF32) on the stream of the program's kernels. A
+    Every contraction on buffers of f32 or f64 with identity layouts that
+    is one batched GEMM once its batch, M, N and K loop groups are
+    collapsed, possibly with transposed operands (linalg.matmul,
+    batch_matmul, einsum generics), becomes a call of
+    `rankc_rt_gemm(A, B, C, batch, M, N, K, dtype, accumulate, transA,
+    transB, precision)` (device addresses; row-major), which the CUDA
+    runtime serves with cuBLASLt on the stream of the program's kernels:
+    exact f32 by default (no TF32, as PyTorch with TF32 off). A
     `linalg.fill` of zeros right before, into the same buffer, is folded
     into the call (`accumulate` 0). Other contractions are left to
     rankc-linalg-to-gpu-loops.
   }];
+  let options = [
+    Option<"precision", "precision", "std::string", /*default=*/"\"f32\"",
+           "f32 GEMMs: f32 (exact), tf32 or bf16 (tensor cores, f32 "
+           "accumulation; PyTorch's float32_matmul_precision high and "
+           "medium)">,
+  ];
   let dependentDialects = ["mlir::arith::ArithDialect",
                            "mlir::func::FuncDialect",
                            "mlir::memref::MemRefDialect"];
