@@ -94,10 +94,11 @@ def torch_step(work, name, compiled):
     sys.path.insert(0, os.path.join(ROOT, "scripts"))
     import export_torch
     tf32 = name.endswith("-tf32")
-    # ("high" is TF32 for float32 matmuls, in eager and torch.compile alike.)
-    torch.set_float32_matmul_precision("high" if tf32 else "highest")
-    torch.backends.cuda.matmul.allow_tf32 = tf32
-    torch.backends.cudnn.allow_tf32 = tf32
+    if hasattr(torch.backends.cuda.matmul, "fp32_precision"):  # PyTorch >= 2.9
+        torch.backends.cuda.matmul.fp32_precision = "tf32" if tf32 else "ieee"
+    else:
+        torch.set_float32_matmul_precision("high" if tf32 else "highest")
+        torch.backends.cuda.matmul.allow_tf32 = tf32
     kind, opt, _ = MODELS[name]
     model, _ = export_torch.MODELS[kind]()
     inputs = os.path.join(work, name, "inputs", "rank0")

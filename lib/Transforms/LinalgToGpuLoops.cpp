@@ -108,7 +108,8 @@ LogicalResult vectorizeElementwise(RewriterBase &rewriter,
 }
 
 /// A contraction (parallel and reduction loops, static sizes) whose two
-/// innermost parallel loops are multiples of `block`.
+/// innermost parallel loops are multiples of `block` and whose inputs are
+/// reused along both.
 bool registerBlockable(linalg::LinalgOp op, int64_t block) {
   if (block <= 1 || op.getNumReductionLoops() == 0 ||
       op.getNumParallelLoops() < 2 || op.hasIndexSemantics())
@@ -124,6 +125,18 @@ bool registerBlockable(linalg::LinalgOp op, int64_t block) {
   // loops are dimensions n-2 and n-1 of the parallel prefix.
   unsigned np = parallel.size();
   if (parallel.back() != np - 1)
+    return false;
+  // Blocking pays only through reuse: some input must not depend on each
+  // of the two blocked loops (as a matmul's A does not on n, and B not on
+  // m), so that one load serves a row or column of the tile. A reduction
+  // that reads a distinct element per output (a column sum's partial
+  // stage, a batch of dot products) would only lose 16x its threads.
+  auto reusedAlong = [&](unsigned dim) {
+    return llvm::any_of(op.getDpsInputOperands(), [&](OpOperand *in) {
+      return !op.getMatchingIndexingMap(in).isFunctionOfDim(dim);
+    });
+  };
+  if (!reusedAlong(np - 1) || !reusedAlong(np - 2))
     return false;
   return ranges[np - 1] % block == 0 && ranges[np - 2] % block == 0;
 }

@@ -129,6 +129,25 @@ func.func @colsum(%a: memref<100x300xf32>, %s: memref<300xf32>) {
   return
 }
 
+// A split reduction's partial stage (16 chunks of 128 rows of 64 columns):
+// two parallel loops around a reduction, like a matmul, but every output
+// reads its own elements, so there is nothing to reuse: one thread per
+// output, not a 4x4 tile per thread.
+// CHECK-LABEL: func.func @partials(
+// CHECK-NOT: [4, 4] [1, 1]
+// CHECK: scf.for %{{.*}} = %{{.*}} to %c128
+// CHECK-NOT: [4, 4] [1, 1]
+// CHECK: return
+func.func @partials(%a: memref<16x128x64xf32>, %s: memref<16x64xf32>) {
+  linalg.generic {indexing_maps = [affine_map<(d0, d1, d2) -> (d0, d1, d2)>, affine_map<(d0, d1, d2) -> (d0, d2)>], iterator_types = ["parallel", "reduction", "parallel"]}
+      ins(%a : memref<16x128x64xf32>) outs(%s : memref<16x64xf32>) {
+  ^bb0(%x: f32, %acc: f32):
+    %r = arith.addf %x, %acc : f32
+    linalg.yield %r : f32
+  }
+  return
+}
+
 // No parallel loop at all: one block of one thread runs the reduction, so
 // nothing touches device memory from the host.
 // CHECK-LABEL: func.func @total(
