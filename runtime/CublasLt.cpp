@@ -120,12 +120,13 @@ cublasLtMatrixLayout_t layout(cudaDataType type, int64_t rows, int64_t cols,
 }
 
 Plan &planFor(int32_t dtype, int64_t batch, int64_t m, int64_t n, int64_t k,
-              bool transA, bool transB, int32_t precision) {
+              bool transA, bool transB, int32_t precision, bool broadcastB) {
   static std::map<std::tuple<int32_t, int64_t, int64_t, int64_t, int64_t, bool,
-                             bool, int32_t>,
+                             bool, int32_t, bool>,
                   Plan>
       plans;
-  auto key = std::make_tuple(dtype, batch, m, n, k, transA, transB, precision);
+  auto key = std::make_tuple(dtype, batch, m, n, k, transA, transB, precision,
+                             broadcastB);
   auto it = plans.find(key);
   if (it != plans.end())
     return it->second;
@@ -153,7 +154,10 @@ Plan &planFor(int32_t dtype, int64_t batch, int64_t m, int64_t n, int64_t k,
   check(lt().cublasLtMatmulDescSetAttribute(
             p.desc, CUBLASLT_MATMUL_DESC_TRANSB, &opA, sizeof opA),
         "cublasLtMatmulDescSetAttribute");
-  p.a = transB ? layout(type, k, n, batch, k * n) : layout(type, n, k, batch, k * n);
+  // (broadcastB: the same B for every batch, a batch stride of 0.)
+  int64_t strideB = broadcastB ? 0 : k * n;
+  p.a = transB ? layout(type, k, n, batch, strideB)
+               : layout(type, n, k, batch, strideB);
   p.b = transA ? layout(type, m, k, batch, m * k) : layout(type, k, m, batch, m * k);
   p.c = layout(type, n, m, batch, m * n);
   cublasLtMatmulPreference_t pref;
@@ -242,10 +246,12 @@ extern "C" {
 /// C[b] = A[b] B[b] (+ C[b] when accumulate), row-major, b < batch: C is
 /// m x n; A is m x k (stored k x m when transA), B k x n (stored n x k
 /// when transB); dtype is rankc_dtype (f32 or f64); precision 0 (exact),
-/// 1 (TF32) or 2 (BF16) for f32. Device addresses.
+/// 1 (TF32) or 2 (BF16) for f32; broadcastB: one B for every b. Device
+/// addresses.
 void rankc_rt_gemm(int64_t a, int64_t b, int64_t c, int64_t batch, int64_t m,
                    int64_t n, int64_t k, int32_t dtype, int32_t accumulate,
-                   int32_t transA, int32_t transB, int32_t precision) {
+                   int32_t transA, int32_t transB, int32_t precision,
+                   int32_t broadcastB) {
   CUstream stream = rankc::rt::cuda::processStream();
   if (m == 0 || n == 0 || batch == 0)
     return;
@@ -255,14 +261,15 @@ void rankc_rt_gemm(int64_t a, int64_t b, int64_t c, int64_t batch, int64_t m,
       RANKC_CU(cuMemsetD8Async(CUdeviceptr(c), 0, batch * m * n * elem, stream));
     return;
   }
-  Plan &p = planFor(dtype, batch, m, n, k, transA, transB, precision);
+  Plan &p = planFor(dtype, batch, m, n, k, transA, transB, precision,
+                    broadcastB);
   // --kernel-stats lists each GEMM shape as one more "kernel".
   CUfunction gemm = reinterpret_cast<CUfunction>(&p);
   if (rankc::rt::kernels::timing() && !p.named) {
     std::string name = "cublasLt gemm " + std::to_string(batch) + "x" +
                        std::to_string(m) + "x" + std::to_string(n) + "x" +
                        std::to_string(k) + (transA ? " tA" : "") +
-                       (transB ? " tB" : "") +
+                       (transB ? " tB" : "") + (broadcastB ? " bB" : "") +
                        (precision == 1 ? " tf32" : precision == 2 ? " bf16" : "");
     p.name = name;
     rankc::rt::kernels::named(gemm, p.name.c_str());

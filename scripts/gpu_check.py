@@ -87,8 +87,11 @@ def dags(work):
         {"id": "atb", "op": "einsum", "spec": "ki,kj->ij", "args": ["a", "a"]},
         {"id": "pq", "op": "einsum", "spec": "bij,bkj->bik", "args": ["p", "q32"]},
         {"id": "pqd", "op": "einsum", "spec": "bij,bkj->bki", "args": ["pd", "q"]},
-        {"id": "heads", "op": "einsum", "spec": "bij,bkj->ik", "args": ["p", "q32"]}],
-        "outputs": {n: n for n in ["ab", "act", "atb", "pq", "pqd", "heads"]}}]}
+        {"id": "heads", "op": "einsum", "spec": "bij,bkj->ik", "args": ["p", "q32"]},
+        # One B for every batch (A transposed per batch): stride-0 batches.
+        {"id": "w", "op": "input", "shape": [5, 9], "dtype": "f32"},
+        {"id": "shared", "op": "einsum", "spec": "bki,kj->bij", "args": ["p", "w"]}],
+        "outputs": {n: n for n in ["ab", "act", "atb", "pq", "pqd", "heads", "shared"]}}]}
     red_nodes = [
         {"id": "big", "op": "iota", "shape": [100000000], "dtype": "f64", "axis": 0},
         {"id": "grid", "op": "iota", "shape": [4096, 8192], "dtype": "f32", "axis": 1},

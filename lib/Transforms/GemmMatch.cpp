@@ -89,8 +89,33 @@ FailureOr<Gemm> rankc::asGemm(linalg::LinalgOp op) {
   Gemm g;
   if (!matchGroups(c, batch, m, n, nullptr) ||
       !matchGroups(a, batch, m, k, &g.transA) ||
-      !matchGroups(b, batch, k, n, &g.transB))
-    return failure();
+      !matchGroups(b, batch, k, n, &g.transB)) {
+    // One B for a batch of A's: leading M dimensions that lead A too (a
+    // weight applied to [batch, k, seq] activations, stored transposed per
+    // batch) are a batch over which B does not move (stride 0).
+    if (!batch.empty())
+      return failure();
+    g = Gemm();
+    SmallVector<unsigned> lead;
+    SmallVector<unsigned> cDims, aDims;
+    for (AffineExpr e : c.getResults())
+      cDims.push_back(cast<AffineDimExpr>(e).getPosition());
+    for (AffineExpr e : a.getResults())
+      aDims.push_back(cast<AffineDimExpr>(e).getPosition());
+    while (lead.size() < m.size() && lead.size() < aDims.size() &&
+           cDims[lead.size()] == m[lead.size()] &&
+           aDims[lead.size()] == m[lead.size()])
+      lead.push_back(m[lead.size()]);
+    if (lead.empty())
+      return failure();
+    batch = lead;
+    m.erase(m.begin(), m.begin() + lead.size());
+    g.broadcastB = true;
+    if (!matchGroups(c, batch, m, n, nullptr) ||
+        !matchGroups(a, batch, m, k, &g.transA) ||
+        !matchGroups(b, {}, k, n, &g.transB))
+      return failure();
+  }
   SmallVector<int64_t> sizes = op.getStaticLoopRanges();
   auto product = [&](ArrayRef<unsigned> group) {
     int64_t p = 1;

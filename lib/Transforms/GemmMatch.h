@@ -12,9 +12,11 @@ namespace rankc {
 /// C[b, m, n] (+)= sum_k A[b, m, k] B[b, k, n], where each of b, m, n, k
 /// may stand for several loop dimensions that are contiguous in every
 /// operand, and A may be stored as [b, k, m], B as [b, n, k] (transposed).
+/// With broadcastB, B is one matrix for every batch (its batch stride 0):
+/// the batch is made of leading M dimensions of A and C.
 struct Gemm {
   int64_t batch = 1, m = 1, n = 1, k = 1;
-  bool transA = false, transB = false;
+  bool transA = false, transB = false, broadcastB = false;
 };
 
 /// The runtime's dtype code of f32 / f64 (rankc_runtime.h), or -1.

@@ -75,7 +75,8 @@ struct GpuLibraryCallsPass
       gemm = func::FuncOp::create(
           b, module.getLoc(), "rankc_rt_gemm",
           b.getFunctionType(
-              {index, index, index, i64, i64, i64, i64, i32, i32, i32, i32, i32},
+              {index, index, index, i64, i64, i64, i64, i32, i32, i32, i32, i32,
+               i32},
               {}));
       gemm.setPrivate();
     }
@@ -106,7 +107,7 @@ struct GpuLibraryCallsPass
           ValueRange{pa, pb, pc, i64c(g.batch), i64c(g.m), i64c(g.n),
                      i64c(g.k), i32c(gemmDType(aType.getElementType())),
                      i32c(accumulate), i32c(g.transA), i32c(g.transB),
-                     i32c(precisionCode)});
+                     i32c(precisionCode), i32c(g.broadcastB)});
       op->erase();
     }
   }

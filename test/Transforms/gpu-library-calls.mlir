@@ -82,6 +82,23 @@ func.func @transposed(%a: memref<4x2xf32>, %b: memref<4x3xf32>, %at: memref<2x4x
   return
 }
 
+// One weight for a batch of activations stored transposed per batch
+// (dX[b, s, j] = sum_k dY[b, k, s] W[k, j]): b leads A and C but not B, so
+// it is a batch over which B stays (broadcastB 1), each A[b] transposed.
+// CHECK-LABEL: func.func @shared_weight(
+// CHECK: call @rankc_rt_gemm({{.*}}, %c4_i64, %c5_i64, %c6_i64, %c8_i64, %c6_i32, %c1_i32, %c1_i32{{.*}}, %c0_i32{{.*}}, %c0_i32{{.*}}, %c1_i32{{.*}})
+// CHECK-NOT: linalg.generic
+func.func @shared_weight(%dy: memref<4x8x5xf32>, %w: memref<8x6xf32>, %dx: memref<4x5x6xf32>) {
+  linalg.generic {indexing_maps = [affine_map<(b, s, j, k) -> (b, k, s)>, affine_map<(b, s, j, k) -> (k, j)>, affine_map<(b, s, j, k) -> (b, s, j)>], iterator_types = ["parallel", "parallel", "parallel", "reduction"]}
+      ins(%dy, %w : memref<4x8x5xf32>, memref<8x6xf32>) outs(%dx : memref<4x5x6xf32>) {
+  ^bb0(%p: f32, %q: f32, %acc: f32):
+    %m = arith.mulf %p, %q : f32
+    %s = arith.addf %acc, %m : f32
+    linalg.yield %s : f32
+  }
+  return
+}
+
 // Left to the kernel generator: f16 (accumulates in f16 here), a strided
 // view, and an output whose groups interleave (ibj: not [batch, m, n]).
 // CHECK-LABEL: func.func @kept(

@@ -230,7 +230,9 @@ def RankcGpuLibraryCalls : Pass<"rankc-gpu-library-calls", "mlir::ModuleOp"> {
     collapsed, possibly with transposed operands (linalg.matmul,
     batch_matmul, einsum generics), becomes a call of
     `rankc_rt_gemm(A, B, C, batch, M, N, K, dtype, accumulate, transA,
-    transB, precision)` (device addresses; row-major), which the CUDA
+    transB, precision, broadcastB)` (device addresses; row-major;
+    broadcastB: one B for all batches, when the batch is leading M
+    dimensions of A and C), which the CUDA
     runtime serves with cuBLASLt on the stream of the program's kernels:
     exact f32 by default (no TF32, as PyTorch with TF32 off). A
     `linalg.fill` of zeros right before, into the same buffer, is folded
