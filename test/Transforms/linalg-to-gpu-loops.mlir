@@ -1,6 +1,7 @@
-// RUN: rankc-opt %s -rankc-linalg-to-gpu-loops | FileCheck %s
+// RUN: rankc-opt %s -rankc-linalg-to-gpu-loops=unroll=1 | FileCheck %s
+// RUN: rankc-opt %s -rankc-linalg-to-gpu-loops | FileCheck %s --check-prefix=UNROLL
 // RUN: rankc-opt %s -rankc-linalg-to-gpu-loops=threads=64 | FileCheck %s --check-prefix=T64
-// RUN: rankc-opt %s -rankc-linalg-to-gpu-loops="vector-width=1 register-block=1" | FileCheck %s --check-prefix=SCALAR
+// RUN: rankc-opt %s -rankc-linalg-to-gpu-loops="vector-width=1 register-block=1 unroll=1" | FileCheck %s --check-prefix=SCALAR
 
 #id = affine_map<(d0, d1) -> (d0, d1)>
 
@@ -113,6 +114,13 @@ func.func @matmul(%a: memref<64x32xf32>, %b: memref<32x128xf32>, %c: memref<64x1
 
 // The reduction dimension comes first in the op: interchanged, so the
 // parallel dimension is on threads and each thread sums its column.
+// By default each thread's reduction loop is unrolled 4 times (several
+// loads in flight): 100 rows in 25 iterations of 4 loads and 4 adds.
+// UNROLL-LABEL: func.func @colsum(
+// UNROLL: scf.for %{{.*}} = %{{.*}} to %c100 step %c4
+// UNROLL-COUNT-4: memref.load
+// UNROLL-NOT: memref.load
+// UNROLL: scf.yield
 // CHECK-LABEL: func.func @colsum(
 // CHECK: scf.parallel
 // CHECK: scf.parallel

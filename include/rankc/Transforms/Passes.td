@@ -288,6 +288,9 @@ def RankcLinalgToGpuLoops : Pass<"rankc-linalg-to-gpu-loops", "mlir::func::FuncO
     Option<"vectorWidth", "vector-width", "int64_t", /*default=*/"4",
            "Elements per thread of elementwise ops, as vector loads and "
            "stores (1: scalar)">,
+    Option<"unroll", "unroll", "int64_t", /*default=*/"4",
+           "Unroll factor of each thread's innermost sequential loop "
+           "(reductions), so that several loads are in flight (1: none)">,
   ];
   let dependentDialects = ["mlir::scf::SCFDialect", "mlir::gpu::GPUDialect",
                            "mlir::affine::AffineDialect",
