@@ -30,6 +30,8 @@ bool mpiTakesBuffers();
 /// more than the copy).
 void *allocStaging(size_t bytes);
 void freeStaging(void *host);
+/// Gives the kept staging blocks back (at finalize; all must be free).
+void releaseStaging();
 /// Waits until the GPU has done everything queued so far (a no-op on the
 /// host). Generated code waits for its kernels only where it calls out; a
 /// library call (cuBLASLt) it made last may still run: whatever reads or

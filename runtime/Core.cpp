@@ -312,6 +312,7 @@ void rankc_core_finalize(void) {
   a.arenas[0].release();
   a.arenas[1].release();
   finalizeDeviceCollectives();
+  releaseStaging();
   if (startedMpi) {
     checkMpi(MPI_Barrier(MPI_COMM_WORLD), "MPI_Barrier");
     MPI_Finalize();

@@ -105,6 +105,14 @@ void freeStaging(void *host) {
     freeStagingBlocks.emplace(stagingSizes.at(host), host);
 }
 
+void releaseStaging() {
+  for (auto &[bytes, host] : freeStagingBlocks) {
+    RANKC_CU(cuMemFreeHost(host));
+    stagingSizes.erase(host);
+  }
+  freeStagingBlocks.clear();
+}
+
 void copyBuffer(void *dst, const void *src, size_t bytes) {
   if (bytes)
     RANKC_CU(cuMemcpyAsync(CUdeviceptr(dst), CUdeviceptr(src), bytes,

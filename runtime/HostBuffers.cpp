@@ -24,6 +24,7 @@ bool mpiTakesBuffers() { return true; }
 void synchronizeBuffers() {}
 void *allocStaging(size_t bytes) { return std::malloc(bytes ? bytes : 1); }
 void freeStaging(void *host) { std::free(host); }
+void releaseStaging() {}
 // Host buffers: MPI reduces them in place, nothing else is needed.
 void initDeviceCollectives() {}
 void finalizeDeviceCollectives() {}

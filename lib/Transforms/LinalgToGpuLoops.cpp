@@ -49,6 +49,24 @@ void parallelLoopsFirst(RewriterBase &rewriter, linalg::GenericOp op) {
   (void)linalg::interchangeGenericOp(rewriter, op, perm);
 }
 
+/// A buffer whose every `width`-aligned run of its innermost dimension is
+/// contiguous and `width`-aligned: an identity layout, or a view with unit
+/// innermost stride whose static offset and other strides are multiples of
+/// `width` (a gradient inside a DDP bucket, a parameter inside the
+/// optimizer's flat state). Allocations start 256-byte aligned.
+bool alignedRows(MemRefType type, int64_t width) {
+  if (type.getLayout().isIdentity())
+    return true;
+  SmallVector<int64_t> strides;
+  int64_t offset;
+  if (failed(type.getStridesAndOffset(strides, offset)) || strides.empty() ||
+      strides.back() != 1 || ShapedType::isDynamic(offset) || offset % width)
+    return false;
+  return llvm::all_of(ArrayRef<int64_t>(strides).drop_back(), [&](int64_t s) {
+    return !ShapedType::isDynamic(s) && s % width == 0;
+  });
+}
+
 /// Elementwise ops whose innermost loop is a static multiple of `width`:
 /// each thread will handle `width` contiguous elements with vector loads
 /// and stores (16 bytes for f32), which keeps enough bytes in flight to
@@ -69,7 +87,7 @@ bool vectorizable(linalg::GenericOp op, int64_t width) {
     // need a vector broadcast that the NVVM lowering does not take: such
     // ops stay scalar. Splat constants are no operands: fusion folded them.)
     auto type = dyn_cast<MemRefType>(operand.get().getType());
-    if (!type || !type.getLayout().isIdentity())
+    if (!type || !alignedRows(type, width))
       return false;
     AffineMap map = op.getMatchingIndexingMap(&operand);
     unsigned last = op.getNumLoops() - 1;
@@ -431,8 +449,9 @@ struct LinalgToGpuLoopsPass
       return signalPassFailure();
     // A vector access is `width` contiguous elements at an index that is a
     // multiple of `width`, in an identity-layout buffer (which starts where
-    // its allocation does: cuMemAlloc aligns to 256 bytes): so it is aligned
-    // to its own size, and the GPU can move it in one instruction.
+    // its allocation does: cuMemAlloc aligns to 256 bytes) or a view whose
+    // offset and strides are multiples of `width` (alignedRows): so it is
+    // aligned to its own size, and the GPU can move it in one instruction.
     auto align = [](Operation *op, VectorType type) {
       int64_t bytes = type.getNumElements() *
                       type.getElementType().getIntOrFloatBitWidth() / 8;

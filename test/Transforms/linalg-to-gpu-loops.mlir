@@ -156,6 +156,35 @@ func.func @partials(%a: memref<16x128x64xf32>, %s: memref<16x64xf32>) {
   return
 }
 
+// A parameter's update reading its gradient inside a bucket (a view at an
+// offset that is a multiple of 4): still 16-byte vector loads. At an odd
+// offset the loads would be misaligned: scalar.
+// CHECK-LABEL: func.func @bucket_view(
+// CHECK: vector.load %{{.*}} {alignment = 16 : i64} : memref<4xf32, strided<[1], offset: ?>>, vector<4xf32>
+// CHECK-LABEL: func.func @odd_view(
+// CHECK-NOT: vector.load
+// CHECK: return
+func.func @bucket_view(%bucket: memref<4096xf32>, %p: memref<1024xf32>) {
+  %g = memref.subview %bucket[1024] [1024] [1] : memref<4096xf32> to memref<1024xf32, strided<[1], offset: 1024>>
+  linalg.generic {indexing_maps = [affine_map<(d0) -> (d0)>, affine_map<(d0) -> (d0)>], iterator_types = ["parallel"]}
+      ins(%g : memref<1024xf32, strided<[1], offset: 1024>>) outs(%p : memref<1024xf32>) {
+  ^bb0(%x: f32, %y: f32):
+    %r = arith.subf %y, %x : f32
+    linalg.yield %r : f32
+  }
+  return
+}
+func.func @odd_view(%bucket: memref<4096xf32>, %p: memref<1024xf32>) {
+  %g = memref.subview %bucket[1] [1024] [1] : memref<4096xf32> to memref<1024xf32, strided<[1], offset: 1>>
+  linalg.generic {indexing_maps = [affine_map<(d0) -> (d0)>, affine_map<(d0) -> (d0)>], iterator_types = ["parallel"]}
+      ins(%g : memref<1024xf32, strided<[1], offset: 1>>) outs(%p : memref<1024xf32>) {
+  ^bb0(%x: f32, %y: f32):
+    %r = arith.subf %y, %x : f32
+    linalg.yield %r : f32
+  }
+  return
+}
+
 // No parallel loop at all: one block of one thread runs the reduction, so
 // nothing touches device memory from the host.
 // CHECK-LABEL: func.func @total(
