@@ -1,10 +1,10 @@
 #!/usr/bin/env bash
 # `rankc check` on generated MPMD DAGs of 1e4, 1e5 and 1e6 nodes over 8 to 64
 # ranks: wall time (best of 3, parsing included) and time per node.
-# usage: bench/check_scaling.sh [RANKC]   (default build/tools/rankc/rankc)
+# usage: bench/check_scaling.sh [RANKC]   (default build/bin/rankc)
 set -euo pipefail
 cd "$(dirname "$0")/.."
-RANKC=${1:-build/tools/rankc/rankc}
+RANKC=${1:-build/bin/rankc}
 DATA=${RANKC_BENCH_DATA:-/tmp/rankc-bench}
 mkdir -p "$DATA"
 printf "| nodes | ranks | JSON MB | best wall s | read s | check s | verify s | us/node |\n"

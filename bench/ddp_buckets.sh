@@ -8,7 +8,7 @@
 # usage: bench/ddp_buckets.sh [RANKC]
 set -euo pipefail
 cd "$(dirname "$0")/.."
-RANKC=${1:-build/tools/rankc/rankc}
+RANKC=${1:-build/bin/rankc}
 W=${RANKC_BENCH_DATA:-/tmp/rankc-ddp}
 PY=${RANKC_TORCH_PYTHON:-/usr/bin/python3}
 mkdir -p "$W"

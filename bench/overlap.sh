@@ -8,7 +8,7 @@
 # usage: bench/overlap.sh [RANKC]
 set -euo pipefail
 cd "$(dirname "$0")/.."
-RANKC=${1:-build/tools/rankc/rankc}
+RANKC=${1:-build/bin/rankc}
 W=${RANKC_BENCH_DATA:-/tmp/rankc-overlap}
 mkdir -p "$W"
 run() { # name, dag

@@ -34,6 +34,7 @@
 namespace rankc::rt {
 
 int rank = 0, worldSize = 1;
+MPI_Comm comm = MPI_COMM_NULL;
 std::string programName;
 double timeoutSeconds = 300;
 bool tracing = false;
@@ -52,6 +53,11 @@ std::vector<int> visibleInputs, visibleOutputs; // rankc_core.h's indices
 std::vector<double> partBegin;
 
 void parseManifest() {
+  inputs.clear();
+  outputs.clear();
+  events.clear();
+  visibleInputs.clear();
+  visibleOutputs.clear();
   std::istringstream in(rankc_manifest);
   std::string line;
   while (std::getline(in, line)) {
@@ -64,9 +70,21 @@ void parseManifest() {
       int ws;
       l >> ws;
       if (ws != worldSize)
-        fail("the program was compiled for %d ranks but runs on %d; use "
-             "OUT/launch",
-             ws, worldSize);
+        raise("the program was compiled for %d ranks but runs on %d; use "
+              "OUT/launch",
+              ws, worldSize);
+    } else if (kind == "ranks") {
+      std::string r;
+      bool mine = false;
+      std::string list;
+      while (l >> r) {
+        mine = mine || r == "all" || r == std::to_string(rank);
+        list += (list.empty() ? "" : " ") + r;
+      }
+      if (!mine)
+        raise("rank %d does not run program '%s' (its ranks: %s); "
+              "OUT/plan.json says which program each rank runs",
+              rank, programName.c_str(), list.c_str());
     } else if (kind == "input" || kind == "output") {
       TensorInfo t;
       int index, r;
@@ -140,6 +158,15 @@ std::string describe(int event, int64_t peer) {
   return s;
 }
 
+void raise(const char *fmt, ...) {
+  char msg[2048];
+  va_list args;
+  va_start(args, fmt);
+  vsnprintf(msg, sizeof msg, fmt, args);
+  va_end(args);
+  throw Error(msg);
+}
+
 void fail(const char *fmt, ...) {
   char msg[2048];
   va_list args;
@@ -176,13 +203,13 @@ using namespace rankc::rt;
 namespace {
 const TensorInfo &visibleInput(int i) {
   if (i < 0 || size_t(i) >= visibleInputs.size())
-    fail("input index %d out of range (%zu inputs)", i, visibleInputs.size());
+    raise("input index %d out of range (%zu inputs)", i, visibleInputs.size());
   return inputs[visibleInputs[i]];
 }
 const TensorInfo &visibleOutput(int i) {
   if (i < 0 || size_t(i) >= visibleOutputs.size())
-    fail("output index %d out of range (%zu outputs)", i,
-         visibleOutputs.size());
+    raise("output index %d out of range (%zu outputs)", i,
+          visibleOutputs.size());
   return outputs[visibleOutputs[i]];
 }
 } // namespace
@@ -222,20 +249,33 @@ void rankc_rt_part_end(int32_t part) {
 }
 
 void rankc_core_init(int *argc, char ***argv, double timeout) {
-  int up = 0;
+  int up = 0, down = 0;
   MPI_Initialized(&up);
+  MPI_Finalized(&down);
+  if (down)
+    raise("MPI is already finalized: a process initializes MPI once, so "
+          "the program can be initialized again only while the application "
+          "keeps MPI up");
   if (!up) {
     MPI_Init(argc, argv);
     startedMpi = true;
   }
-  MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN);
-  checkMpi(MPI_Comm_rank(MPI_COMM_WORLD, &rank), "MPI_Comm_rank");
-  checkMpi(MPI_Comm_size(MPI_COMM_WORLD, &worldSize), "MPI_Comm_size");
+  if (comm == MPI_COMM_NULL) {
+    // MPI_COMM_WORLD's handler aborts: this duplicate's returns, so that
+    // a failed operation is reported with what the program was doing.
+    if (MPI_Comm_dup(MPI_COMM_WORLD, &comm) != MPI_SUCCESS)
+      fail("MPI_Comm_dup failed");
+    MPI_Comm_set_errhandler(comm, MPI_ERRORS_RETURN);
+  }
+  checkMpi(MPI_Comm_rank(comm, &rank), "MPI_Comm_rank");
+  checkMpi(MPI_Comm_size(comm, &worldSize), "MPI_Comm_size");
   if (timeout > 0)
     timeoutSeconds = timeout;
+  // Before any buffer exists: a wrong world size or rank leaves nothing
+  // to free.
+  parseManifest();
   initBuffers(rank);
   initDeviceCollectives();
-  parseManifest();
   for (const TensorInfo &t : inputs)
     inputBuffers.push_back(allocBuffer(t.bytes())); // zeroed
   current = inputBuffers;
@@ -265,7 +305,8 @@ int rankc_core_input_is_state(int i) { return visibleInput(i).stateOf >= 0; }
 int64_t rankc_core_steps_done(void) { return stepTimes.size(); }
 
 void rankc_core_set_input(int i, const void *host) {
-  int index = visibleInputs.at(i);
+  visibleInput(i);
+  int index = visibleInputs[i];
   copyFromHost(inputBuffers[index], host, inputs[index].bytes());
   current[index] = inputBuffers[index];
 }
@@ -296,10 +337,11 @@ void rankc_core_step(void) {
 }
 
 void rankc_core_get_output(int i, void *host) {
-  int index = visibleOutputs.at(i);
+  visibleOutput(i);
+  int index = visibleOutputs[i];
   // (A zero-size output may live at address 0: check the steps, not it.)
   if (stepTimes.empty())
-    fail("output '%s' is read before any step ran", outputs[index].id.c_str());
+    raise("output '%s' is read before any step ran", outputs[index].id.c_str());
   copyToHost(host, outputAt[index], outputs[index].bytes());
 }
 
@@ -313,9 +355,15 @@ void rankc_core_finalize(void) {
   a.arenas[1].release();
   finalizeDeviceCollectives();
   releaseStaging();
+  outputAt.clear();
+  stepTimes.clear();
+  trace.clear();
+  checkMpi(MPI_Barrier(comm), "MPI_Barrier");
+  MPI_Comm_free(&comm);
+  comm = MPI_COMM_NULL;
   if (startedMpi) {
-    checkMpi(MPI_Barrier(MPI_COMM_WORLD), "MPI_Barrier");
     MPI_Finalize();
+    startedMpi = false;
   }
 }
 

@@ -10,7 +10,10 @@
 #ifndef RANKC_RUNTIME_CORE_H
 #define RANKC_RUNTIME_CORE_H
 
+#include <mpi.h>
+
 #include <cstdint>
+#include <stdexcept>
 #include <string>
 #include <vector>
 
@@ -43,7 +46,20 @@ struct StepTimes {
   double wall = 0, compute = 0, blocked = 0;
 };
 
+/// An error the caller can recover from (a bad argument, the wrong rank or
+/// world size): the C API of `--emit lib` returns it as text; executables
+/// print it and end the job (fail()). Failed MPI operations are not these.
+struct Error : std::runtime_error {
+  using std::runtime_error::runtime_error;
+};
+[[noreturn]] void raise(const char *fmt, ...)
+    __attribute__((format(printf, 1, 2)));
+
 extern int rank, worldSize;
+/// The runtime's own communicator (a duplicate of MPI_COMM_WORLD): an
+/// application that embeds the program keeps MPI_COMM_WORLD's messages and
+/// error handler to itself.
+extern MPI_Comm comm;
 extern std::string programName;
 extern double timeoutSeconds;
 extern bool tracing;

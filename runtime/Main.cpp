@@ -75,9 +75,7 @@ void usage(const char *argv0) {
           argv0);
 }
 
-} // namespace
-
-int main(int argc, char **argv) {
+int run(int argc, char **argv) {
   std::string inputsDir, outputsDir, traceFile, statsFile, kernelStatsDir;
   double timeout = 0;
   int64_t steps = 1;
@@ -143,7 +141,7 @@ int main(int argc, char **argv) {
     rankc_core_set_input(i, host.data());
   }
 
-  checkMpi(MPI_Barrier(MPI_COMM_WORLD), "MPI_Barrier");
+  checkMpi(MPI_Barrier(comm), "MPI_Barrier");
   for (int64_t s = 0; s < steps; ++s)
     rankc_core_step();
 
@@ -175,4 +173,15 @@ int main(int argc, char **argv) {
   }
   rankc_core_finalize();
   return 0;
+}
+
+} // namespace
+
+int main(int argc, char **argv) {
+  // What the C API returns as an error ends an executable's job.
+  try {
+    return run(argc, argv);
+  } catch (const Error &e) {
+    fail("%s", e.what());
+  }
 }

@@ -125,9 +125,9 @@ int64_t startMessage(bool send, int64_t data, int64_t bytes, int64_t peer,
   int count = messageSize(bytes, event);
   int peerRank = int(r.peer);
   checkMpi(send ? MPI_Isend(buffer, count, MPI_BYTE, peerRank, mpiTag,
-                            MPI_COMM_WORLD, &r.mpi)
+                            comm, &r.mpi)
                 : MPI_Irecv(buffer, count, MPI_BYTE, peerRank, mpiTag,
-                            MPI_COMM_WORLD, &r.mpi),
+                            comm, &r.mpi),
            ((send ? "MPI_Isend of " : "MPI_Irecv of ") +
             describe(event, r.peer))
                .c_str());
@@ -218,7 +218,7 @@ int64_t rankc_rt_iallreduce(int64_t in, int64_t out, int64_t count,
     fail("%s has %lld elements, more than one MPI call can carry",
          describe(event, -1).c_str(), (long long)count);
   checkMpi(MPI_Iallreduce(send, recv, int(count), mpiType(dtype),
-                          mpiOp(reduce, dtype), MPI_COMM_WORLD, &r.mpi),
+                          mpiOp(reduce, dtype), comm, &r.mpi),
            ("MPI_Iallreduce of " + describe(event, -1)).c_str());
   return handle;
 }

@@ -94,7 +94,7 @@ bool ownGpus() {
   RANKC_CU(cuDeviceGetUuid(&mine, cuda::driver().device));
   std::vector<CUuuid> all(worldSize);
   checkMpi(MPI_Allgather(&mine, sizeof mine, MPI_BYTE, all.data(), sizeof mine,
-                         MPI_BYTE, MPI_COMM_WORLD),
+                         MPI_BYTE, comm),
            "MPI_Allgather (GPU ids)");
   for (int i = 0; i < worldSize; ++i)
     for (int j = 0; j < i; ++j)
@@ -150,7 +150,7 @@ void initDeviceCollectives() {
   Nccl *n = open(why);
   // All ranks must agree before NCCL's collective init (or it would hang).
   int ok = n != nullptr, all = 0;
-  checkMpi(MPI_Allreduce(&ok, &all, 1, MPI_INT, MPI_MIN, MPI_COMM_WORLD),
+  checkMpi(MPI_Allreduce(&ok, &all, 1, MPI_INT, MPI_MIN, comm),
            "MPI_Allreduce (NCCL found)");
   if (!all) {
     if (n)
@@ -163,7 +163,7 @@ void initDeviceCollectives() {
   ncclUniqueId id;
   if (rank == 0)
     check(*n, n->ncclGetUniqueId(&id), "ncclGetUniqueId");
-  checkMpi(MPI_Bcast(&id, sizeof id, MPI_BYTE, 0, MPI_COMM_WORLD),
+  checkMpi(MPI_Bcast(&id, sizeof id, MPI_BYTE, 0, comm),
            "MPI_Bcast (NCCL id)");
   cuda::driver(); // NCCL uses the context current on this thread
   check(*n, n->ncclCommInitRank(&n->comm, worldSize, id, rank),

@@ -33,7 +33,7 @@ std::string gatherText(const std::string &mine, const char *what) {
   int len = mine.size();
   std::vector<int> lens(worldSize), offsets(worldSize);
   checkMpi(MPI_Gather(&len, 1, MPI_INT, lens.data(), 1, MPI_INT, 0,
-                      MPI_COMM_WORLD),
+                      comm),
            what);
   int total = 0;
   for (int r = 0; r < worldSize; ++r) {
@@ -42,7 +42,7 @@ std::string gatherText(const std::string &mine, const char *what) {
   }
   std::string all(rank == 0 ? total : 0, ' ');
   checkMpi(MPI_Gatherv(mine.data(), len, MPI_CHAR, all.data(), lens.data(),
-                       offsets.data(), MPI_CHAR, 0, MPI_COMM_WORLD),
+                       offsets.data(), MPI_CHAR, 0, comm),
            what);
   return all;
 }

@@ -51,6 +51,7 @@ void rankc_rt_part_end(int32_t part);
  * rankc_manifest is text, one record per line:
  *   program NAME
  *   world_size N
+ *   ranks all | ranks R...                  (the ranks that run it)
  *   input INDEX ID DTYPE RANK DIM...        (inputs and params, in order,
  *                                            then optimizer state)
  *   zero INDEX                              (optimizer state: zeros at

@@ -10,7 +10,7 @@ bash scripts/build.sh
 EXAMPLE=${1:-examples/stencil.json}
 NAME=$(basename "$EXAMPLE" .json)
 OUT=build/demo/$NAME
-RANKC=./build/tools/rankc/rankc
+RANKC=./build/bin/rankc
 $RANKC check "$EXAMPLE"
 $RANKC compile "$EXAMPLE" -o "$OUT"
 echo "--- compiled into $OUT: $(ls "$OUT" | tr '\n' ' ')"

@@ -18,7 +18,7 @@ ROOT=$(cd "$(dirname "$0")/.." && pwd)
 cd "$ROOT"
 case "${1:-}" in
   prepare)
-    RANKC=${RANKC:-$ROOT/build/tools/rankc/rankc}
+    RANKC=${RANKC:-$ROOT/build/bin/rankc}
     rm -rf .device/gpu-check .device/mpich.tar.xz && mkdir -p .device
     STAGE=$(mktemp -d)
     bash scripts/bundle-mpich.sh "$STAGE/mpich"

@@ -12,7 +12,7 @@ mkdir -p "$W"
 for n in ${@:-2500 5000 10000 20000}; do
   python3 bench/gen_dag.py "$n" "${RANKS:-2}" "$W/d.json" > /dev/null
   start=$(date +%s.%N)
-  build/tools/rankc/rankc compile "$W/d.json" --target cuda --emit ptx -o "$W/d.ptx"
+  build/bin/rankc compile "$W/d.json" --target cuda --emit ptx -o "$W/d.ptx"
   end=$(date +%s.%N)
   echo "N=$n kernels=$(grep -c '\.entry' "$W/d.ptx") seconds=$(echo "$end - $start" | bc)"
 done

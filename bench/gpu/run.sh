@@ -13,7 +13,7 @@ N=${N:-268435456}          # 2^28 float32: 1 GiB in, 1 GiB out
 SIZES=${SIZES:-"1024 2048 4096 8192"}
 case "${1:-}" in
   prepare)
-    RANKC=${RANKC:-$ROOT/build/tools/rankc/rankc}
+    RANKC=${RANKC:-$ROOT/build/bin/rankc}
     rm -rf .device/bench && mkdir -p .device/bench
     python3 bench/gpu/gen_dags.py .device/bench/dags "$N" $SIZES
     for d in .device/bench/dags/*.json; do

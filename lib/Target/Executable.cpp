@@ -1,6 +1,8 @@
 //===- Executable.cpp - partitioned module to programs on disk ------------===//
 
 #include "rankc/Target/Executable.h"
+#include "Library.h"
+#include "Link.h"
 #include "rankc/Dialect/Comm/Comm.h"
 #include "rankc/Target/Plan.h"
 #include "rankc/Transforms/Passes.h"
@@ -83,37 +85,6 @@ LogicalResult emitObject(ModuleOp module, StringRef path) {
     return module.emitError("LLVM cannot emit object code for ")
            << triple.str();
   pm.run(*llvmModule);
-  return success();
-}
-
-#ifdef RANKC_CUDA_RUNTIME_LIBRARY
-constexpr const char *kCudaRuntime = RANKC_CUDA_RUNTIME_LIBRARY;
-#else
-constexpr const char *kCudaRuntime = nullptr;
-#endif
-
-/// Links an object with the runtime (host or CUDA flavour) and MPICH into an
-/// executable. The CUDA runtime opens the driver itself (dlopen).
-LogicalResult link(MLIRContext *ctx, StringRef object, StringRef exe,
-                   bool cuda) {
-  auto cxx = llvm::sys::findProgramByName("c++");
-  if (!cxx)
-    return emitError(UnknownLoc::get(ctx))
-           << "cannot link: no C++ compiler ('c++') on PATH";
-  std::string errors;
-  SmallVector<StringRef> args = {*cxx,
-                                 object,
-                                 cuda ? kCudaRuntime : RANKC_RUNTIME_LIBRARY,
-                                 RANKC_MPICH_LIBRARY,
-                                 "-lm",
-                                 "-ldl",
-                                 "-o",
-                                 exe};
-  int rc = llvm::sys::ExecuteAndWait(*cxx, args, std::nullopt, {}, 0, 0,
-                                     &errors);
-  if (rc != 0)
-    return emitError(UnknownLoc::get(ctx))
-           << "linking '" << exe << "' failed (" << rc << "): " << errors;
   return success();
 }
 
@@ -218,8 +189,6 @@ exit 0
 
 } // namespace
 
-bool cudaAvailable() { return kCudaRuntime != nullptr; }
-
 /// The lowering pipeline of one program for the chosen target.
 void buildLowering(PassManager &pm, const BuildOptions &options) {
   if (options.cuda)
@@ -251,38 +220,65 @@ LogicalResult writePtx(ModuleOp module, const CudaOptions &cuda,
   return success();
 }
 
-LogicalResult writeExecutables(ModuleOp module, StringRef out,
-                               TimingScope &timing,
-                               const BuildOptions &options) {
+std::vector<std::string> programNames(ModuleOp module) {
+  std::vector<std::string> names;
+  for (auto fn : module.getOps<func::FuncOp>())
+    if (fn->hasAttr(comm::CommDialect::kRanks))
+      names.push_back(fn.getName().str());
+  return names;
+}
+
+std::vector<std::string> programOutputs(ModuleOp module, StringRef out,
+                                        Emit emit) {
+  auto in = [&](const llvm::Twine &a, const llvm::Twine &b = "") {
+    SmallString<256> path(out);
+    llvm::sys::path::append(path, a, b);
+    return path.str().str();
+  };
+  // plan.json first: the depfile names it as the target.
+  std::vector<std::string> files = {in("plan.json")};
+  for (const std::string &name : programNames(module)) {
+    if (emit == Emit::Lib) {
+      files.push_back(in("lib", "librankc_" + name + ".so"));
+      files.push_back(in("include", "rankc_" + name + ".h"));
+    } else {
+      files.push_back(in(name));
+    }
+  }
+  files.push_back(emit == Emit::Lib ? in("python", "rankc_program.py")
+                                    : in("launch"));
+  return files;
+}
+
+LogicalResult writePrograms(ModuleOp module, StringRef out,
+                            TimingScope &timing, const BuildOptions &options) {
   MLIRContext *ctx = module.getContext();
+  bool lib = options.emit == Emit::Lib;
+  const std::string &archive =
+      options.cuda ? options.runtime.cuda : options.runtime.host;
+  if (archive.empty())
+    return emitError(UnknownLoc::get(ctx))
+           << "rankc's runtime" << (options.cuda ? " for CUDA" : "")
+           << " is not in '" << options.runtime.dir << "'";
   // Build beside OUT and swap it in at the end: never a half-written OUT.
   SmallString<256> stage(out);
   stage += ".rankc-tmp";
   llvm::sys::fs::remove_directories(stage);
-  if (std::error_code ec = llvm::sys::fs::create_directories(stage))
-    return emitError(UnknownLoc::get(ctx))
-           << "cannot create '" << stage << "': " << ec.message();
+  auto makeDir = [&](StringRef sub) -> LogicalResult {
+    SmallString<256> dir(stage);
+    llvm::sys::path::append(dir, sub);
+    if (std::error_code ec = llvm::sys::fs::create_directories(dir))
+      return emitError(UnknownLoc::get(ctx))
+             << "cannot create '" << dir << "': " << ec.message();
+    return success();
+  };
+  if (failed(makeDir("")) ||
+      (lib && (failed(makeDir("lib")) || failed(makeDir("include")) ||
+               failed(makeDir("python")))))
+    return failure();
   llvm::scope_exit cleanup([&] { llvm::sys::fs::remove_directories(stage); });
-
-  for (auto fn : module.getOps<func::FuncOp>()) {
-    if (!fn->hasAttr(comm::CommDialect::kRanks))
-      continue;
-    std::string name = fn.getName().str();
-    TimingScope t = timing.nest("build " + name);
-    OwningOpRef<ModuleOp> program = extractProgram(module, name);
-    PassManager pm(ctx);
-    pm.enableTiming(t);
-    buildLowering(pm, options);
-    if (failed(pm.run(*program)))
-      return failure();
-    SmallString<256> object(stage), exe(stage);
-    llvm::sys::path::append(object, name + ".o");
-    llvm::sys::path::append(exe, name);
-    if (failed(emitObject(*program, object)) || failed(link(ctx, object, exe, bool(options.cuda))))
-      return failure();
-    llvm::sys::fs::remove(object);
-  }
-  auto writeFile = [&](StringRef file, StringRef text, bool executable) {
+  auto writeFile = [&](const llvm::Twine &file, StringRef text,
+                       bool executable) {
     SmallString<256> path(stage);
     llvm::sys::path::append(path, file);
     std::error_code ec;
@@ -291,17 +287,51 @@ LogicalResult writeExecutables(ModuleOp module, StringRef out,
       return failure();
     os << text;
     os.close();
+    if (os.has_error())
+      return failure();
     if (executable)
       llvm::sys::fs::setPermissions(path, llvm::sys::fs::all_read |
                                               llvm::sys::fs::all_exe |
                                               llvm::sys::fs::owner_write);
     return success();
   };
+
+  for (const std::string &name : programNames(module)) {
+    TimingScope t = timing.nest("build " + name);
+    OwningOpRef<ModuleOp> program = extractProgram(module, name);
+    PassManager pm(ctx);
+    pm.enableTiming(t);
+    buildLowering(pm, options);
+    if (failed(pm.run(*program)))
+      return failure();
+    SmallString<256> object(stage), binary(stage);
+    llvm::sys::path::append(object, name + ".o");
+    if (lib)
+      llvm::sys::path::append(binary, "lib", "librankc_" + name + ".so");
+    else
+      llvm::sys::path::append(binary, name);
+    if (failed(emitObject(*program, object)))
+      return failure();
+    LogicalResult linked =
+        lib ? linkLibrary(ctx, object, archive, options.runtime.mpich, name,
+                          binary)
+            : linkExecutable(ctx, object, archive, options.runtime.mpich,
+                             binary);
+    llvm::sys::fs::remove(object);
+    if (failed(linked))
+      return failure();
+    if (lib && failed(writeFile("include/rankc_" + name + ".h",
+                                libraryHeader(name, loweredManifest(*program),
+                                              options.inputName),
+                                false)))
+      return emitError(UnknownLoc::get(ctx)) << "cannot write into " << stage;
+  }
   std::string plan;
   llvm::raw_string_ostream planOs(plan);
   if (failed(writePlan(module, planOs)) ||
       failed(writeFile("plan.json", plan, false)) ||
-      failed(writeFile("launch", launchScript(module), true)))
+      failed(lib ? writeFile("python/rankc_program.py", pythonModule(), false)
+                 : writeFile("launch", launchScript(module), true)))
     return emitError(UnknownLoc::get(ctx)) << "cannot write into " << stage;
   llvm::sys::fs::remove_directories(out);
   if (std::error_code ec = llvm::sys::fs::rename(stage, out))

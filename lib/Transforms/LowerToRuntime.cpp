@@ -242,6 +242,15 @@ void Lowering::buildManifest(func::FuncOp program) {
   std::string text = "program " + program.getName().str() + "\n";
   auto ws = module->getAttrOfType<IntegerAttr>(comm::CommDialect::kWorldSize);
   text += "world_size " + std::to_string(ws ? ws.getInt() : 1) + "\n";
+  // Which ranks run it: an embedder's init checks its own rank against it.
+  text += "ranks";
+  if (auto list = program->getAttrOfType<DenseI64ArrayAttr>(
+          comm::CommDialect::kRanks))
+    for (int64_t r : list.asArrayRef())
+      text += " " + std::to_string(r);
+  else
+    text += " all";
+  text += "\n";
   auto dims = [](RankedTensorType t) {
     std::string s = std::to_string(dtypeCode(t.getElementType())) + " " +
                     std::to_string(t.getRank());

@@ -9,7 +9,11 @@ torch.nn.parallel.DistributedDataParallel over gloo in RANKS processes.
 Every rank's final parameters and last loss must agree.
 
     train_vs_ddp.py RANKC WORKDIR RANKS STEPS MODEL OPTIMIZER-JSON
-        [--ignore PARAM] [--freeze PARAM] [--rtol R] [--atol A]
+        [--ignore PARAM] [--freeze PARAM] [--rtol R] [--atol A] [--lib]
+
+--lib compiles with `--emit lib` and trains through the Python module
+(test/E2E/lib_runner.py under mpiexec: a Python training loop calling the
+compiled step) instead of OUT/launch.
 
 Prints one line per mismatch and "N passed, M failed"."""
 import json
@@ -88,6 +92,9 @@ def main():
         return vals if many else (vals[-1] if vals else default)
     ignore = take("--ignore", many=True)
     freeze = take("--freeze", many=True)
+    lib = "--lib" in args
+    if lib:
+        args.remove("--lib")
     rtol = take("--rtol", default=1e-4, cast=float)
     atol = take("--atol", default=1e-6, cast=float)
     rankc, work, ranks, steps, kind, spec = args[0], args[1], int(args[2]), int(args[3]), args[4], json.loads(args[5])
@@ -104,11 +111,18 @@ def main():
     path = os.path.join(work, "step.json")
     json.dump(doc, open(path, "w"))
     exe = os.path.join(work, "exe")
-    subprocess.run([rankc, "compile", path, "-o", exe], check=True)
     export_torch.save_inputs(os.path.join(work, "in"), model, batches)
-    subprocess.run([os.path.join(exe, "launch"), "--inputs", os.path.join(work, "in"),
-                    "--outputs", os.path.join(work, "res"), "--steps", str(steps)],
-                   check=True)
+    if lib:
+        subprocess.run([rankc, "compile", path, "-o", exe, "--emit", "lib"], check=True)
+        runner = os.path.join(HERE, "..", "E2E", "lib_runner.py")
+        subprocess.run([os.environ.get("RANKC_MPIEXEC") or "mpiexec.mpich", "-n", str(ranks),
+                        sys.executable, runner, exe, os.path.join(work, "in"),
+                        os.path.join(work, "res"), str(steps)], check=True)
+    else:
+        subprocess.run([rankc, "compile", path, "-o", exe], check=True)
+        subprocess.run([os.path.join(exe, "launch"), "--inputs", os.path.join(work, "in"),
+                        "--outputs", os.path.join(work, "res"), "--steps", str(steps)],
+                       check=True)
 
     ref = tempfile.mkdtemp(dir=work)
     mp.spawn(ddp_worker, nprocs=ranks, join=True,

@@ -2,12 +2,14 @@
 """End-to-end: compile DAGs, run them under MPICH, compare every rank's
 outputs with the NumPy reference (reference.py).
 
-    e2e.py RANKC WORKDIR DAG.json... [--seed S] [--random N] [--steps N]
+    e2e.py RANKC WORKDIR DAG.json... [--seed S] [--random N] [--steps N] [--lib]
 
 --random N also generates N random deadlock-free MPMD programs (with the
 generator of test/Random) and checks them the same way. --steps N runs
 every program N steps in one process (launch --steps) against N steps of
-the reference (state carried, the optimizer applied). Prints one line per
+the reference (state carried, the optimizer applied). --lib compiles with
+`--emit lib` and steps the programs through the Python module under
+mpiexec (lib_runner.py) instead of OUT/launch. Prints one line per
 DAG and "N passed, M failed"; exits 1 on any failure."""
 import json
 import os
@@ -39,16 +41,34 @@ def save(path, value, dt):
     np.save(path, reference.to_bf16_bits(value) if dt == "bf16" else value)
 
 
-def check(rankc, workdir, path, seed, steps=1):
+def run_lib(rankc, path, base, ws, steps):
+    """Like launch: every rank's outputs in base/res, via the Python module."""
+    out = os.path.join(base, "lib")
+    p = subprocess.run([rankc, "compile", path, "-o", out, "--emit", "lib"],
+                       capture_output=True, text=True)
+    if p.returncode != 0:
+        return f"compile failed: {p.stderr.strip()}"
+    runner = os.path.join(os.path.dirname(os.path.abspath(__file__)), "lib_runner.py")
+    mpiexec = os.environ.get("RANKC_MPIEXEC") or "mpiexec.mpich"
+    p = subprocess.run([mpiexec, "-n", str(ws), sys.executable, runner, out,
+                        os.path.join(base, "in"), os.path.join(base, "res"), str(steps)],
+                       capture_output=True, text=True, timeout=300)
+    if p.returncode != 0:
+        return f"run failed ({p.returncode}): {p.stderr.strip()}"
+    return None
+
+
+def check(rankc, workdir, path, seed, steps=1, lib=False):
     name = os.path.splitext(os.path.basename(path))[0]
     base = os.path.join(workdir, name)
     doc = json.load(open(path))
     ws = doc["world_size"]
     rng = np.random.default_rng(seed)
     out = os.path.join(base, "exe")
-    p = subprocess.run([rankc, "compile", path, "-o", out], capture_output=True, text=True)
-    if p.returncode != 0:
-        return f"compile failed: {p.stderr.strip()}"
+    if not lib:
+        p = subprocess.run([rankc, "compile", path, "-o", out], capture_output=True, text=True)
+        if p.returncode != 0:
+            return f"compile failed: {p.stderr.strip()}"
     inputs = {r: {} for r in range(ws)}
     for prog in doc["programs"]:
         for r in (range(ws) if prog["ranks"] == "all" else prog["ranks"]):
@@ -58,11 +78,16 @@ def check(rankc, workdir, path, seed, steps=1):
                     inputs[r][node["id"]] = v
                     save(os.path.join(base, "in", f"rank{r}", node["id"] + ".npy"), v, node["dtype"])
     res = os.path.join(base, "res")
-    p = subprocess.run([os.path.join(out, "launch"), "--inputs", os.path.join(base, "in"),
-                        "--outputs", res, "--timeout", "60", "--steps", str(steps)],
-                       capture_output=True, text=True, timeout=300)
-    if p.returncode != 0:
-        return f"run failed ({p.returncode}): {p.stderr.strip()}"
+    if lib:
+        why = run_lib(rankc, path, base, ws, steps)
+        if why:
+            return why
+    else:
+        p = subprocess.run([os.path.join(out, "launch"), "--inputs", os.path.join(base, "in"),
+                            "--outputs", res, "--timeout", "60", "--steps", str(steps)],
+                           capture_output=True, text=True, timeout=300)
+        if p.returncode != 0:
+            return f"run failed ({p.returncode}): {p.stderr.strip()}"
     expected = (reference.evaluate(doc, inputs) if steps == 1
                 else reference.evaluate_steps(doc, inputs, steps))
     for r, outs in expected.items():
@@ -93,6 +118,9 @@ def main():
     seed = 0
     randoms = 0
     steps = 1
+    lib = "--lib" in args
+    if lib:
+        args.remove("--lib")
     if "--steps" in args:
         i = args.index("--steps")
         steps = int(args[i + 1])
@@ -119,7 +147,7 @@ def main():
             args.append(path)
     passed = failed = 0
     for path in args:
-        why = check(rankc, workdir, path, seed, steps)
+        why = check(rankc, workdir, path, seed, steps, lib)
         print(("PASS: " if why is None else "FAIL: ") + os.path.basename(path) +
               ("" if why is None else ": " + why))
         if why is None:

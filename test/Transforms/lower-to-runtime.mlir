@@ -24,8 +24,9 @@
 // CHECK-NEXT: return
 // rankc_rt_input returns a memref: called through its C interface.
 // CHECK: func.func private @rankc_rt_input(i32) -> memref<?xi8> attributes {llvm.emit_c_interface}
-// The manifest: inputs, outputs with their names, events (as text).
-// CHECK: memref.global "public" constant @rankc_manifest : memref<126xi8>
+// The manifest: the ranks that run the program, inputs, outputs with their
+// names, events (as text).
+// CHECK: memref.global "public" constant @rankc_manifest : memref<134xi8>
 // The entry reads each input where the runtime keeps it (a byte buffer it
 // views; read-only, so the program never writes it) and tells the runtime
 // where each output is: no copy either way.

@@ -26,7 +26,9 @@
 #include "mlir/Support/FileUtilities.h"
 #include "llvm/ADT/StringExtras.h"
 #include "llvm/Support/Format.h"
+#include "llvm/Support/FileSystem.h"
 #include "llvm/Support/InitLLVM.h"
+#include "llvm/Support/Path.h"
 #include "llvm/Support/SourceMgr.h"
 #include "llvm/Support/ToolOutputFile.h"
 #include "llvm/Support/raw_ostream.h"
@@ -40,10 +42,11 @@ namespace {
 const char *kUsage =
     "usage: rankc compile INPUT -o OUT [--target cpu|cuda] [--cuda-chip sm_NN]\n"
     "                     [--precision f32|tf32|bf16]\n"
-    "                     [--emit exe|mlir|plan|dot|ptx]\n"
+    "                     [--emit exe|lib|mlir|plan|dot|ptx]\n"
     "                     [--bucket-cap-mb X] [--first-bucket-cap-mb Y]\n"
     "                     [--bucket-order ready|ddp-initial]\n"
     "                     [--schedule overlap|bulk-synchronous] [--verbose]\n"
+    "                     [--runtime-dir DIR] [--depfile FILE] [--print-outputs]\n"
     "       rankc check INPUT\n"
     "       rankc import INPUT -o OUT   (the frontend only: comm-level MLIR\n"
     "                                    before verification and partitioning)\n"
@@ -57,6 +60,8 @@ struct Options {
   std::optional<std::string> cudaChip, precision;
   std::optional<double> bucketCapMb, firstBucketCapMb;
   std::optional<std::string> bucketOrder;
+  std::string runtimeDir, depfile;
+  bool printOutputs = false;
   bool timing = false;
   bool bulkSynchronous = false;
   bool verbose = false;
@@ -113,10 +118,16 @@ Options parseCommandLine(int argc, char **argv) {
         usageError("--target must be cpu or cuda, got '" + o.target + "'");
     } else if (isCompile && name == "--emit") {
       o.emit = value().str();
-      if (o.emit != "exe" && o.emit != "mlir" && o.emit != "plan" &&
-          o.emit != "dot" && o.emit != "ptx")
-        usageError("--emit must be exe, mlir, plan, dot or ptx, got '" +
+      if (o.emit != "exe" && o.emit != "lib" && o.emit != "mlir" &&
+          o.emit != "plan" && o.emit != "dot" && o.emit != "ptx")
+        usageError("--emit must be exe, lib, mlir, plan, dot or ptx, got '" +
                    o.emit + "'");
+    } else if (isCompile && name == "--runtime-dir") {
+      o.runtimeDir = value().str();
+    } else if (isCompile && name == "--depfile") {
+      o.depfile = value().str();
+    } else if (isCompile && name == "--print-outputs") {
+      o.printOutputs = true;
     } else if (isCompile && name == "--cuda-chip") {
       o.cudaChip = value().str();
       llvm::StringRef chip(*o.cudaChip);
@@ -161,6 +172,8 @@ Options parseCommandLine(int argc, char **argv) {
     usageError("--emit ptx needs --target cuda");
   if (o.cudaChip && o.target != "cuda")
     usageError("--cuda-chip needs --target cuda");
+  if (!o.depfile.empty() && o.output == "-")
+    usageError("--depfile needs -o OUT to be a file or folder, not '-'");
   if (o.precision && o.target != "cuda")
     usageError("--precision needs --target cuda (the CPU backend computes "
                "f32 exactly)");
@@ -209,6 +222,48 @@ int writeOutput(const Options &o,
   return 0;
 }
 
+/// The files `rankc compile` writes with these options.
+std::vector<std::string> outputsOf(ModuleOp module, const Options &o) {
+  if (o.emit == "exe" || o.emit == "lib")
+    return rankc::programOutputs(
+        module, o.output, o.emit == "lib" ? rankc::Emit::Lib : rankc::Emit::Exe);
+  return {o.output};
+}
+
+std::string absolute(llvm::StringRef path) {
+  llvm::SmallString<256> p(path);
+  llvm::sys::fs::make_absolute(p);
+  llvm::sys::path::remove_dots(p, /*remove_dot_dot=*/true);
+  return p.str().str();
+}
+
+/// --depfile: a Make rule "first-output: every file this compile read",
+/// for Ninja's and Make's dependency tracking (CMake's DEPFILE).
+int writeDepfile(const Options &o, llvm::ArrayRef<std::string> outputs,
+                 llvm::ArrayRef<std::string> read) {
+  auto escape = [](llvm::StringRef path) {
+    std::string s;
+    for (char c : path) {
+      if (c == ' ' || c == '#' || c == '\\')
+        s += '\\';
+      if (c == '$')
+        s += '$';
+      s += c;
+    }
+    return s;
+  };
+  std::string text = escape(absolute(outputs.front())) + ":";
+  for (const std::string &f : read)
+    text += " \\\n  " + escape(absolute(f));
+  text += "\n";
+  Options file = o;
+  file.output = o.depfile;
+  return writeOutput(file, [&](llvm::raw_ostream &os) {
+    os << text;
+    return success();
+  });
+}
+
 int emitMLIR(ModuleOp module, const Options &o) {
   return writeOutput(o, [&](llvm::raw_ostream &os) {
     // Locations are part of the program: they name the DAG file, program
@@ -252,6 +307,18 @@ int main(int argc, char **argv) {
     return module ? emitMLIR(*module, o) : 1;
   }
 
+  if (o.printOutputs) {
+    // Configure time (CMake): the programs' names are enough, and the
+    // frontend alone gives them.
+    OwningOpRef<ModuleOp> module =
+        rankc::loadProgram(&ctx, o.input, sourceMgr, timing);
+    if (!module)
+      return 1;
+    for (const std::string &f : outputsOf(*module, o))
+      llvm::outs() << f << "\n";
+    return 0;
+  }
+
   rankc::CompileOptions options;
   options.bucketCapMb = o.bucketCapMb;
   options.firstBucketCapMb = o.firstBucketCapMb;
@@ -273,16 +340,23 @@ int main(int argc, char **argv) {
                                    b.dtype.c_str())
                    << llvm::join(b.params, ", ") << "\n";
   }
+  // What the outputs depend on, for --depfile.
+  std::vector<std::string> read = {o.input};
+  auto finish = [&](int rc) {
+    if (rc != 0 || o.depfile.empty())
+      return rc;
+    return writeDepfile(o, outputsOf(*module, o), read);
+  };
   if (o.emit == "mlir")
-    return emitMLIR(*module, o);
+    return finish(emitMLIR(*module, o));
   if (o.emit == "plan")
-    return writeOutput(o, [&](llvm::raw_ostream &os) {
+    return finish(writeOutput(o, [&](llvm::raw_ostream &os) {
       return rankc::writePlan(*module, os);
-    });
+    }));
   if (o.emit == "dot")
-    return writeOutput(o, [&](llvm::raw_ostream &os) {
+    return finish(writeOutput(o, [&](llvm::raw_ostream &os) {
       return rankc::writeDot(*module, os);
-    });
+    }));
   rankc::BuildOptions build;
   build.bulkSynchronous = o.bulkSynchronous;
   if (o.target == "cuda") {
@@ -303,16 +377,29 @@ int main(int argc, char **argv) {
       cuda.features = rankc::CudaOptions::defaultFeatures(cuda.chip);
     }
     if (o.emit == "ptx")
-      return writeOutput(o, [&](llvm::raw_ostream &os) {
+      return finish(writeOutput(o, [&](llvm::raw_ostream &os) {
         return rankc::writePtx(*module, cuda, os, timing);
-      });
-    if (!rankc::cudaAvailable()) {
-      llvm::errs() << "error: " << o.input
-                   << ": this rankc was built without CUDA's cuda.h, so it "
-                      "cannot link --target cuda programs; use --target cpu\n";
-      return 1;
-    }
+      }));
     build.cuda = cuda;
   }
-  return failed(rankc::writeExecutables(*module, o.output, timing, build));
+  std::string why;
+  build.runtime = rankc::findRuntime(o.runtimeDir, argv[0], (void *)&usageError,
+                                     why);
+  if (build.runtime.host.empty()) {
+    llvm::errs() << "error: " << o.input << ": cannot find rankc's runtime: "
+                 << why << "\n";
+    return 1;
+  }
+  if (build.cuda && build.runtime.cuda.empty()) {
+    llvm::errs() << "error: " << o.input
+                 << ": this rankc was built without CUDA's cuda.h, so it "
+                    "cannot link --target cuda programs (no "
+                    "librankc_runtime_cuda.a in '"
+                 << build.runtime.dir << "'); use --target cpu\n";
+    return 1;
+  }
+  build.emit = o.emit == "lib" ? rankc::Emit::Lib : rankc::Emit::Exe;
+  build.inputName = llvm::sys::path::filename(o.input).str();
+  read.push_back(build.cuda ? build.runtime.cuda : build.runtime.host);
+  return finish(failed(rankc::writePrograms(*module, o.output, timing, build)));
 }

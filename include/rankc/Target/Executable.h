@@ -9,6 +9,7 @@
 #ifndef RANKC_TARGET_EXECUTABLE_H
 #define RANKC_TARGET_EXECUTABLE_H
 
+#include "rankc/Target/RuntimeFiles.h"
 #include "rankc/Transforms/Passes.h"
 
 #include "mlir/IR/BuiltinOps.h"
@@ -16,29 +17,41 @@
 #include "llvm/Support/raw_ostream.h"
 
 #include <optional>
+#include <string>
+#include <vector>
 
 namespace rankc {
 
-/// Writes the executables, launch and plan.json of a partitioned module into
-/// the folder `out`. Everything is built in a sibling staging folder first:
-/// on failure `out` is left as it was.
+/// What `rankc compile` writes into OUT: `--emit exe` (executables,
+/// launch, plan.json) or `--emit lib` (OUT/lib/librankc_P.so,
+/// OUT/include/rankc_P.h, OUT/python/rankc_program.py, plan.json).
+enum class Emit { Exe, Lib };
+
 struct BuildOptions {
   bool bulkSynchronous = false;
   /// Set: `--target cuda` (the parts' computation on the GPU).
   std::optional<CudaOptions> cuda;
+  Emit emit = Emit::Exe;
+  RuntimeFiles runtime;
+  std::string inputName; ///< the DAG file, named in generated headers
 };
-mlir::LogicalResult writeExecutables(mlir::ModuleOp module,
-                                     llvm::StringRef out,
-                                     mlir::TimingScope &timing,
-                                     const BuildOptions &options);
+
+/// Writes the programs of a partitioned module into the folder `out`.
+/// Everything is built in a sibling staging folder first: on failure `out`
+/// is left as it was.
+mlir::LogicalResult writePrograms(mlir::ModuleOp module, llvm::StringRef out,
+                                  mlir::TimingScope &timing,
+                                  const BuildOptions &options);
+
+/// The files writePrograms writes (plan.json first), for --print-outputs
+/// and --depfile. Needs only the programs' names (an imported module will do).
+std::vector<std::string> programOutputs(mlir::ModuleOp module,
+                                        llvm::StringRef out, Emit emit);
 
 /// `rankc compile --target cuda --emit ptx`: the PTX of every program's
 /// kernels, each module headed by `// program NAME, gpu.module MODULE`.
 mlir::LogicalResult writePtx(mlir::ModuleOp module, const CudaOptions &cuda,
                              llvm::raw_ostream &os, mlir::TimingScope &timing);
-
-/// Whether this build of rankc can link CUDA programs.
-bool cudaAvailable();
 
 } // namespace rankc
 

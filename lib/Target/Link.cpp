@@ -1,0 +1,89 @@
+//===- Link.cpp - object files to executables and shared libraries --------===//
+
+#include "Link.h"
+
+#include "mlir/IR/Diagnostics.h"
+#include "mlir/IR/Location.h"
+#include "llvm/ADT/SmallString.h"
+#include "llvm/Support/FileSystem.h"
+#include "llvm/Support/Path.h"
+#include "llvm/Support/Program.h"
+#include "llvm/Support/raw_ostream.h"
+
+#include <string>
+#include <vector>
+
+using namespace mlir;
+
+namespace rankc {
+
+namespace {
+LogicalResult runLinker(MLIRContext *ctx, llvm::StringRef output,
+                        llvm::ArrayRef<std::string> flags) {
+  auto cxx = llvm::sys::findProgramByName("c++");
+  if (!cxx)
+    return emitError(UnknownLoc::get(ctx))
+           << "cannot link: no C++ compiler ('c++') on PATH";
+  std::vector<llvm::StringRef> args = {*cxx};
+  for (const std::string &f : flags)
+    args.push_back(f);
+  std::string errors;
+  int rc = llvm::sys::ExecuteAndWait(*cxx, args, std::nullopt, {}, 0, 0,
+                                     &errors);
+  if (rc != 0)
+    return emitError(UnknownLoc::get(ctx))
+           << "linking '" << output << "' failed (" << rc << "): " << errors;
+  return success();
+}
+} // namespace
+
+llvm::ArrayRef<const char *> libraryFunctions() {
+  // Runtime/Library.cpp defines each as rankc_lib_<name>.
+  static const char *names[] = {
+      "init",          "step",         "finalize",      "last_error",
+      "rank",          "world_size",   "steps_done",    "num_inputs",
+      "num_outputs",   "input_name",   "input_dtype",   "input_rank",
+      "input_shape",   "input_is_state", "output_name", "output_alias",
+      "output_dtype",  "output_rank",  "output_shape"};
+  return names;
+}
+
+LogicalResult linkExecutable(MLIRContext *ctx, llvm::StringRef object,
+                             llvm::StringRef archive, llvm::StringRef mpich,
+                             llvm::StringRef exe) {
+  // The CUDA runtime opens the driver itself (dlopen).
+  return runLinker(ctx, exe,
+                   {object.str(), archive.str(), mpich.str(), "-lm", "-ldl",
+                    "-o", exe.str()});
+}
+
+LogicalResult linkLibrary(MLIRContext *ctx, llvm::StringRef object,
+                          llvm::StringRef archive, llvm::StringRef mpich,
+                          llvm::StringRef program, llvm::StringRef so) {
+  std::string prefix = "rankc_" + program.str() + "_";
+  // A version script keeps the API global and every other symbol local.
+  llvm::SmallString<256> script(so);
+  script += ".map";
+  {
+    std::error_code ec;
+    llvm::raw_fd_ostream os(script, ec);
+    if (ec)
+      return emitError(UnknownLoc::get(ctx))
+             << "cannot write '" << script << "': " << ec.message();
+    os << "{ global: " << prefix << "*; local: *; };\n";
+  }
+  std::string soname = llvm::sys::path::filename(so).str();
+  std::vector<std::string> flags = {
+      "-shared", "-o", so.str(), object.str(),
+      // Library.o of the runtime holds the API: pull it in.
+      "-Wl,-u,rankc_lib_init", archive.str(), mpich.str(), "-lm", "-ldl",
+      "-Wl,-soname," + soname, "-Wl,--version-script," + script.str().str(),
+      "-Wl,--no-undefined"};
+  for (const char *f : libraryFunctions())
+    flags.push_back("-Wl,--defsym," + prefix + f + "=rankc_lib_" + f);
+  LogicalResult linked = runLinker(ctx, so, flags);
+  llvm::sys::fs::remove(script);
+  return linked;
+}
+
+} // namespace rankc
