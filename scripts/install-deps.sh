@@ -4,7 +4,7 @@
 set -euo pipefail
 
 PKGS=(
-  cmake ninja-build ccache g++ python3
+  cmake ninja-build make pkgconf ccache g++ python3
   llvm-22-dev llvm-22-tools libmlir-22-dev mlir-22-tools
   mpich libmpich-dev
   nlohmann-json3-dev libsimdjson-dev

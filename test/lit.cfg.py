@@ -14,6 +14,8 @@ path = os.pathsep.join(config.rankc_tools_dirs + [config.llvm_tools_dir,
                                                   config.environment.get("PATH", os.environ["PATH"])])
 config.environment["PATH"] = path
 config.substitutions.append(("%examples", os.path.join(config.rankc_src_root, "examples")))
+config.substitutions.append(("%rankc_build", config.rankc_obj_root))
+config.substitutions.append(("%rankc_src", config.rankc_src_root))
 config.substitutions.append(("%python", "python3"))
 config.substitutions.append(("%rc", "bash " + os.path.join(config.rankc_src_root, "test", "rc.sh")))
 
@@ -38,6 +40,9 @@ def find_python(module, feature):
 
 find_python("numpy", "numpy")
 find_python("torch.distributed", "torch")
+for tool in ["cmake", "ninja", "make"]:
+    if shutil.which(tool):
+        config.available_features.add(tool)
 if shutil.which("mpiexec.mpich"):
     config.available_features.add("mpich")
 # Generated programs run as root on CI machines: MPICH allows it.
