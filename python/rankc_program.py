@@ -118,6 +118,10 @@ class Program:
         self.steps_done = 0
         #: (name, shape, dtype) of every input, in the order of the DAG.
         self.inputs = [(n, s, d) for n, s, d, _ in self._in]
+        #: names of the inputs carried from step to step (state, and the
+        #: parameters an optimizer updates): step() may leave them out
+        #: after the first step.
+        self.carried = [n for n, _, _, c in self._in if c]
         #: (name, shape, dtype) of every output name.
         self.outputs = [(n, s, d) for names, s, d in self._out for n in names]
 

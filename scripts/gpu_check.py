@@ -135,6 +135,9 @@ def dags(work):
 def stepped(work):
     """(name, path, steps): DAGs run for many steps in one process."""
     out = [("heat-20steps", os.path.join(ROOT, "examples", "heat.json"), 20),
+           # --emit lib: the CUDA library stepped from Python (lib_runner.py).
+           ("heat-20steps-lib", os.path.join(ROOT, "examples", "heat.json"), 20),
+           ("state-mpmd-7steps-lib", os.path.join(ROOT, "test", "E2E", "Inputs", "state-mpmd.json"), 7),
            ("state-mpmd-7steps", os.path.join(ROOT, "test", "E2E", "Inputs", "state-mpmd.json"), 7)]
     sys.path.insert(0, os.path.join(ROOT, "scripts"))
     import export_torch
@@ -163,6 +166,8 @@ def stepped(work):
         with open(path, "w") as f:
             json.dump(doc, f)
         out.append((name, path, steps))
+        if kind == "mlp" and opt and opt["kind"] == "adam":
+            out.append((name + "-lib", path, steps))
     return out
 
 
@@ -206,6 +211,8 @@ def prepare(rankc, work):
                                  e2e.make_input(rng, node), node["dtype"])
         for target in ("cpu", "cuda"):
             flags = ["--precision", "tf32"] if target == "cuda" and name.endswith("-tf32") else []
+            if target == "cuda" and name.endswith("-lib"):
+                flags += ["--emit", "lib"]
             p = run([rankc, "compile", path, "--target", target, "-o",
                      os.path.join(base, target + "-exe")] + flags)
             if p.returncode != 0:
@@ -236,9 +243,17 @@ def compare(work, only=()):
         if os.path.exists(env_file):
             env.update(line.split("=", 1) for line in open(env_file).read().split())
         stats = os.path.join(base, "stats.json")
-        p = run([os.path.join(base, "cuda", "launch"), "--inputs", os.path.join(base, "in"),
-                 "--outputs", res, "--timeout", "120", "--steps", steps, "--stats", stats],
-                timeout=600, env=env)
+        lib = name.endswith("-lib")
+        if lib:  # the library, stepped by a Python loop under mpiexec
+            ws = json.load(open(os.path.join(base, "dag.json")))["world_size"]
+            p = run([os.environ.get("RANKC_MPIEXEC") or "mpiexec.mpich", "-n", str(ws),
+                     sys.executable, os.path.join(ROOT, "test", "E2E", "lib_runner.py"),
+                     os.path.join(base, "cuda"), os.path.join(base, "in"), res, steps],
+                    timeout=600, env=env)
+        else:
+            p = run([os.path.join(base, "cuda", "launch"), "--inputs", os.path.join(base, "in"),
+                     "--outputs", res, "--timeout", "120", "--steps", steps, "--stats", stats],
+                    timeout=600, env=env)
         why = None
         if p.returncode != 0:
             why = f"run failed ({p.returncode}): {p.stderr.strip()[-2000:]}"
@@ -271,7 +286,7 @@ def compare(work, only=()):
                     break
             if why is None and not want_files:
                 why = "the CPU run wrote no outputs"
-            path = json.load(open(stats))["allreduce"]
+            path = "" if lib else json.load(open(stats))["allreduce"]
             if why is None and name.endswith("-nccl") and not path.startswith("nccl"):
                 why = f"RANKC_NCCL=1 but the allreduces ran on: {path}"
         if why is None and name.startswith("allreduce-one"):

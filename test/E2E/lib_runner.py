@@ -20,7 +20,7 @@ import rankc_program  # noqa: E402
 prog = rankc_program.load(out)
 mine = os.path.join(inputs_dir, "rank%d" % prog.rank)
 feed = {name: np.load(os.path.join(mine, name + ".npy")) for name, _, _ in prog.inputs}
-carried = {n for n, _, _, c in prog._in if c}
+carried = set(prog.carried)
 result = prog.step(feed)
 for _ in range(steps - 1):
     result = prog.step({n: v for n, v in feed.items() if n not in carried})
