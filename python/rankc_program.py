@@ -27,7 +27,8 @@ import numpy as np
 __all__ = ["load", "Program"]
 
 # bf16 has no NumPy dtype: ml_dtypes' bfloat16 if it is installed, else its
-# raw bits as uint16.
+# raw bits as uint16. Inputs may be either (uint16 holds the bits, as the
+# .npy files of OUT/launch do).
 try:
     import ml_dtypes
 
@@ -154,6 +155,8 @@ class Program:
                     name, " (it is carried from step to step, but only after "
                     "the first step)" if carried else ""))
             a = np.asarray(inputs[name])
+            if dtype == _BF16 and a.dtype == np.uint16:
+                a = a.view(_BF16)  # bf16 given as its bits
             if a.dtype != dtype:
                 raise ValueError("input '%s' has dtype %s, the program takes %s" %
                                  (name, a.dtype, dtype))

@@ -27,5 +27,7 @@ for _ in range(steps - 1):
 assert prog.steps_done == steps
 os.makedirs(os.path.join(res, "rank%d" % prog.rank), exist_ok=True)
 for name, value in result.items():
+    if value.dtype.name == "bfloat16":  # as launch writes bf16: its bits
+        value = value.view(np.uint16)
     np.save(os.path.join(res, "rank%d" % prog.rank, name + ".npy"), value)
 prog.close()
