@@ -48,7 +48,17 @@ struct Lt {
   std::string path;
 };
 constexpr size_t kWorkspace = size_t(32) << 20;
-constexpr int kCandidates = 8; // algorithms timed per GEMM shape
+constexpr int kMaxCandidates = 32;
+/// Algorithms timed per GEMM shape: the heuristic's first 8, or
+/// RANKC_GEMM_CANDIDATES (1 to 32).
+int candidateCount() {
+  static int n = [] {
+    const char *v = std::getenv("RANKC_GEMM_CANDIDATES");
+    int c = v ? std::atoi(v) : 8;
+    return c < 1 ? 8 : c > kMaxCandidates ? kMaxCandidates : c;
+  }();
+  return n;
+}
 
 void check(cublasStatus_t s, const char *call) {
   if (s != CUBLAS_STATUS_SUCCESS)
@@ -94,7 +104,7 @@ struct Plan {
   cublasLtMatmulDesc_t desc;
   cublasLtMatrixLayout_t a, b, c;
   cublasLtMatmulAlgo_t algo; // the one used
-  cublasLtMatmulHeuristicResult_t candidates[8];
+  cublasLtMatmulHeuristicResult_t candidates[kMaxCandidates];
   int found = 0;
   bool tuned = false;
   std::string name; // for --kernel-stats
@@ -169,7 +179,7 @@ Plan &planFor(int32_t dtype, int64_t batch, int64_t m, int64_t n, int64_t k,
         "cublasLtMatmulPreferenceSetAttribute");
   int found = 0;
   check(lt().cublasLtMatmulAlgoGetHeuristic(lt().handle, p.desc, p.a, p.b, p.c,
-                                            p.c, pref, kCandidates,
+                                            p.c, pref, candidateCount(),
                                             p.candidates, &found),
         "cublasLtMatmulAlgoGetHeuristic");
   if (found == 0)

@@ -84,6 +84,7 @@ def rankc_step(work, name):
     loss = float(np.load(os.path.join(d, "res", "rank0", "loss.npy")))
     return {"step_s": r["median"]["wall"], "kernels": sum(k["launches"] for k in ks) / STEPS,
             "busy_s": sum(k["seconds"] for k in ks) / STEPS,
+            "gemm_s": sum(k["seconds"] for k in ks if k["name"].startswith("cublasLt")) / STEPS,
             "memory": r["device_used_bytes"], "loss": loss, "top": sorted(
                 ks, key=lambda k: -k["seconds"])[:int(os.environ.get("TOP", "8"))]}
 
@@ -138,11 +139,16 @@ def torch_step(work, name, compiled):
         for _ in range(5):
             step()
         torch.cuda.synchronize()
-    kernels = sum(1 for ev in prof.events()
-                  if ev.device_type == torch.autograd.DeviceType.CUDA) / 5
+    cuda = [ev for ev in prof.events() if ev.device_type == torch.autograd.DeviceType.CUDA]
+    kernels = len(cuda) / 5
+    # GPU time per step, and the GEMMs' share (cuBLAS/CUTLASS kernel names).
+    gemm = ("gemm", "cutlass", "sm90_xmma", "cublas")
+    busy = sum(ev.device_time for ev in cuda) / 5 / 1e6
+    busy_gemm = sum(ev.device_time for ev in cuda
+                    if any(g in ev.name.lower() for g in gemm)) / 5 / 1e6
     free, total = torch.cuda.mem_get_info()  # as rankc's --stats measures it
     return {"step_s": statistics.median(times), "kernels": kernels,
-            "memory": total - free, "loss": final}
+            "memory": total - free, "loss": final, "busy_s": busy, "gemm_s": busy_gemm}
 
 
 def save_inputs(work, name):
@@ -172,8 +178,10 @@ def run(work, only):
             print(f"torch.compile failed on {name}: {e}", file=sys.stderr)
             comp = None
         rows.append((name, title, r, eager, comp))
-        print(f"{name}: rankc GPU busy {r['busy_s'] * 1e3:.3f} ms/step; top kernels "
-              f"(s over {STEPS} steps):", file=sys.stderr)
+        print(f"{name}: GPU busy per step: rankc {r['busy_s'] * 1e3:.3f} ms (GEMMs "
+              f"{r['gemm_s'] * 1e3:.3f}), eager {eager['busy_s'] * 1e3:.3f} ms (GEMMs "
+              f"{eager['gemm_s'] * 1e3:.3f})", file=sys.stderr)
+        print(f"{name}: rankc's top kernels (s over {STEPS} steps):", file=sys.stderr)
         for k in r["top"]:
             print(f"  {k['seconds']:.5f} x{k['launches']} {k['name']} grid {k['grid']} "
                   f"block {k['block']}", file=sys.stderr)

@@ -100,16 +100,28 @@ func.func @shared_weight(%dy: memref<4x8x5xf32>, %w: memref<8x6xf32>, %dx: memre
 }
 
 // Left to the kernel generator: f16 (accumulates in f16 here), a strided
-// view, and an output whose groups interleave (ibj: not [batch, m, n]).
+// view, an output whose groups interleave (ibj: not [batch, m, n]), and a
+// batch of dot products (no M, no N: a row reduction, not a GEMM).
 // CHECK-LABEL: func.func @kept(
 // CHECK-NOT: call @rankc_rt_gemm
+// CHECK: linalg.generic
+// CHECK-SAME: ins(%arg9, %arg10 : memref<16x32xf32>, memref<16x32xf32>)
 // CHECK: linalg.matmul ins(%arg0, %arg1 : memref<8x16xf16>
 // CHECK: linalg.matmul ins(%{{.*}}, %arg4 : memref<8x16xf32, strided
 // CHECK: linalg.generic
 // CHECK-NOT: call @rankc_rt_gemm
 func.func @kept(%a: memref<8x16xf16>, %b: memref<16x4xf16>, %c: memref<8x4xf16>,
                 %big: memref<8x32xf32>, %b32: memref<16x4xf32>, %c32: memref<8x4xf32>,
-                %x: memref<3x2x7xf32>, %y: memref<3x7x5xf32>, %o: memref<2x3x5xf32>) {
+                %x: memref<3x2x7xf32>, %y: memref<3x7x5xf32>, %o: memref<2x3x5xf32>,
+                %r1: memref<16x32xf32>, %r2: memref<16x32xf32>, %dots: memref<16xf32>) {
+  linalg.generic {indexing_maps = [affine_map<(b, k) -> (b, k)>, affine_map<(b, k) -> (b, k)>, affine_map<(b, k) -> (b)>],
+                  iterator_types = ["parallel", "reduction"]}
+      ins(%r1, %r2 : memref<16x32xf32>, memref<16x32xf32>) outs(%dots : memref<16xf32>) {
+  ^bb0(%p: f32, %q: f32, %acc: f32):
+    %m = arith.mulf %p, %q : f32
+    %s = arith.addf %acc, %m : f32
+    linalg.yield %s : f32
+  }
   linalg.matmul ins(%a, %b : memref<8x16xf16>, memref<16x4xf16>) outs(%c : memref<8x4xf16>)
   %v = memref.subview %big[0, 0] [8, 16] [1, 1] : memref<8x32xf32> to memref<8x16xf32, strided<[32, 1]>>
   linalg.matmul ins(%v, %b32 : memref<8x16xf32, strided<[32, 1]>>, memref<16x4xf32>) outs(%c32 : memref<8x4xf32>)
