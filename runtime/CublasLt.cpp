@@ -16,6 +16,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "Buffers.h"
+#include "Cublas.h"
 #include "CudaDriver.h"
 #include "KernelStats.h"
 
@@ -107,6 +108,11 @@ struct Plan {
   cublasLtMatmulHeuristicResult_t candidates[kMaxCandidates];
   int found = 0;
   bool tuned = false;
+  /// The shape as rankc_rt_gemm got it, for cuBLAS's API.
+  int64_t batch = 1, m = 0, n = 0, k = 0;
+  bool f64 = false, transA = false, transB = false, broadcastB = false,
+       exact = true;
+  bool legacy = false; // cuBLAS's API timed faster than cuBLASLt's choices
   std::string name; // for --kernel-stats
   bool named = false;
 };
@@ -143,6 +149,8 @@ Plan &planFor(int32_t dtype, int64_t batch, int64_t m, int64_t n, int64_t k,
   bool f64 = dtype == 7; // RANKC_F64
   cudaDataType type = f64 ? CUDA_R_64F : CUDA_R_32F;
   Plan p;
+  p.batch = batch, p.m = m, p.n = n, p.k = k, p.f64 = f64, p.transA = transA,
+  p.transB = transB, p.broadcastB = broadcastB, p.exact = precision == 0;
   // --precision: f32 exactly, or on tensor cores through TF32 or BF16
   // with f32 accumulation (what PyTorch's float32_matmul_precision "high"
   // and "medium" select); f64 is always f64.
@@ -189,13 +197,20 @@ Plan &planFor(int32_t dtype, int64_t batch, int64_t m, int64_t n, int64_t k,
   p.algo = p.candidates[0].algo;
   if (const char *v = std::getenv("RANKC_GEMM_TUNE"))
     if (std::string(v) == "0")
-      p.found = 1; // the heuristic's first choice, no timing
+      p.found = 0; // the heuristic's first choice, no timing
   return plans.emplace(key, p).first->second;
 }
 
 void matmul(const Plan &p, const cublasLtMatmulAlgo_t &algo, int64_t a,
             int64_t b, int64_t c, const void *alpha, const void *beta,
             CUstream stream) {
+  if (p.legacy) {
+    bool accumulate = p.f64 ? *static_cast<const double *>(beta) != 0
+                            : *static_cast<const float *>(beta) != 0;
+    rankc::rt::cublas::gemm(stream, p.f64, p.batch, p.m, p.n, p.k, a, b, c,
+                            accumulate, p.transA, p.transB, p.broadcastB);
+    return;
+  }
   check(lt().cublasLtMatmul(lt().handle, p.desc, alpha,
                             reinterpret_cast<void *>(b), p.a,
                             reinterpret_cast<void *>(a), p.b, beta,
@@ -210,12 +225,16 @@ void matmul(const Plan &p, const cublasLtMatmulAlgo_t &algo, int64_t a,
 /// few output tiles (a 1024 x 1024 weight gradient over K = 2048) it can
 /// leave half the SMs idle where a split-K algorithm would not. The first
 /// call of each shape times the candidates on the real operands into a
-/// scratch C (the program's C is not touched) and keeps the fastest. The
-/// host waits for that once per shape; RANKC_GEMM_TUNE=0 skips it.
+/// scratch C (the program's C is not touched) and keeps the fastest; for
+/// exact f32 and f64 cuBLAS's own API is one more candidate (Cublas.h).
+/// The host waits for that once per shape; RANKC_GEMM_TUNE=0 skips it.
 void tune(Plan &p, int64_t a, int64_t b, size_t cBytes, const void *alpha,
           const void *beta, CUstream stream) {
   p.tuned = true;
-  if (p.found < 2)
+  if (p.found == 0) // RANKC_GEMM_TUNE=0
+    return;
+  bool legacy = p.exact && rankc::rt::cublas::available(lt().path);
+  if (p.found < 2 && !legacy)
     return;
   CUdeviceptr scratch = 0;
   if (rankc::rt::cuda::driver().cuMemAlloc(&scratch, cBytes) != CUDA_SUCCESS)
@@ -242,6 +261,18 @@ void tune(Plan &p, int64_t a, int64_t b, size_t cBytes, const void *alpha,
       best = ms;
       p.algo = algo;
     }
+  }
+  if (legacy) {
+    p.legacy = true; // matmul() takes cuBLAS's path while this is set
+    matmul(p, p.algo, a, b, int64_t(scratch), alpha, beta, stream);
+    RANKC_CU(cuEventRecord(start, stream));
+    for (int r = 0; r < 3; ++r)
+      matmul(p, p.algo, a, b, int64_t(scratch), alpha, beta, stream);
+    RANKC_CU(cuEventRecord(end, stream));
+    RANKC_CU(cuEventSynchronize(end));
+    float ms = 0;
+    RANKC_CU(cuEventElapsedTime(&ms, start, end));
+    p.legacy = ms < best;
   }
   RANKC_CU(cuEventDestroy(start));
   RANKC_CU(cuEventDestroy(end));
@@ -273,18 +304,6 @@ void rankc_rt_gemm(int64_t a, int64_t b, int64_t c, int64_t batch, int64_t m,
   }
   Plan &p = planFor(dtype, batch, m, n, k, transA, transB, precision,
                     broadcastB);
-  // --kernel-stats lists each GEMM shape as one more "kernel".
-  CUfunction gemm = reinterpret_cast<CUfunction>(&p);
-  if (rankc::rt::kernels::timing() && !p.named) {
-    std::string name = "cublasLt gemm " + std::to_string(batch) + "x" +
-                       std::to_string(m) + "x" + std::to_string(n) + "x" +
-                       std::to_string(k) + (transA ? " tA" : "") +
-                       (transB ? " tB" : "") + (broadcastB ? " bB" : "") +
-                       (precision == 1 ? " tf32" : precision == 2 ? " bf16" : "");
-    p.name = name;
-    rankc::rt::kernels::named(gemm, p.name.c_str());
-    p.named = true;
-  }
   double one = 1, zero = 0;
   float onef = 1, zerof = 0;
   const void *alpha = dtype == 7 ? static_cast<const void *>(&one) : &onef;
@@ -293,6 +312,19 @@ void rankc_rt_gemm(int64_t a, int64_t b, int64_t c, int64_t batch, int64_t m,
                                   : &zerof;
   if (!p.tuned)
     tune(p, a, b, size_t(batch) * m * n * elem, alpha, beta, stream);
+  // --kernel-stats lists each GEMM shape as one more "kernel".
+  CUfunction gemm = reinterpret_cast<CUfunction>(&p);
+  if (rankc::rt::kernels::timing() && !p.named) {
+    std::string name = "cublasLt gemm " + std::to_string(batch) + "x" +
+                       std::to_string(m) + "x" + std::to_string(n) + "x" +
+                       std::to_string(k) + (transA ? " tA" : "") +
+                       (transB ? " tB" : "") + (broadcastB ? " bB" : "") +
+                       (precision == 1 ? " tf32" : precision == 2 ? " bf16" : "") +
+                       (p.legacy ? " (cuBLAS)" : "");
+    p.name = name;
+    rankc::rt::kernels::named(gemm, p.name.c_str());
+    p.named = true;
+  }
   const intptr_t none[3] = {0, 0, 0};
   CUevent end = rankc::rt::kernels::beforeLaunch(gemm, stream, none, none);
   matmul(p, p.algo, a, b, c, alpha, beta, stream);
