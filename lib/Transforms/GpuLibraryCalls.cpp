@@ -80,6 +80,8 @@ struct GpuLibraryCallsPass
               {}));
       gemm.setPrivate();
     }
+    // cuBLAS runs on the kernels' stream: no host wait before it.
+    gemm->setAttr(rankc::kStreamOrdered, b.getUnitAttr());
     for (auto [op, g] : gemms) {
       Location loc = op.getLoc();
       Value a = op.getDpsInputOperand(0)->get(),

@@ -89,6 +89,8 @@ void rankc::buildCudaLoweringPipeline(mlir::OpPassManager &pm,
   // Kernels, copies and allocations of a function go on one stream; the host
   // waits for them only before it calls out (the runtime, a part) or returns.
   pm.addNestedPass<func::FuncOp>(createGpuAsyncRegionPass());
+  // ... except before a GEMM: cuBLAS is queued on the kernels' stream.
+  pm.addNestedPass<func::FuncOp>(createRankcGpuStreamOrderedCalls());
 
   // From here on, the stages of upstream's gpu-lower-to-nvvm-pipeline
   // (mlir/lib/Dialect/GPU/Pipelines/GPUToNVVMPipeline.cpp), with the CUDA

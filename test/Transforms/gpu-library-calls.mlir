@@ -135,3 +135,7 @@ func.func @kept(%a: memref<8x16xf16>, %b: memref<16x4xf16>, %c: memref<8x4xf16>,
   }
   return
 }
+
+// The runtime's GEMM is queued on the kernels' stream: no host wait before
+// it (rankc-gpu-stream-ordered-calls).
+// CHECK: func.func private @rankc_rt_gemm(index, index, index, i64, i64, i64, i64, i32, i32, i32, i32, i32, i32) attributes {rankc.stream_ordered}

@@ -24,6 +24,11 @@ namespace rankc {
 #define GEN_PASS_REGISTRATION
 #include "rankc/Transforms/Passes.h.inc"
 
+/// On a runtime function's declaration: the function enqueues its GPU work
+/// on the stream every kernel of the process uses, so it needs no host
+/// wait before it (rankc-gpu-stream-ordered-calls).
+constexpr llvm::StringLiteral kStreamOrdered = "rankc.stream_ordered";
+
 /// The pipeline `rankc compile` runs on a comm-level module (verify, then
 /// partition); registered as `rankc-pipeline` for rankc-opt.
 /// `bulkSynchronous`: the baseline schedule of bench/overlap.sh (a send

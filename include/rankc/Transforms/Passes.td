@@ -310,4 +310,19 @@ def RankcGpuMergeKernelModules : Pass<"rankc-gpu-merge-kernel-modules", "mlir::M
   let dependentDialects = ["mlir::gpu::GPUDialect"];
 }
 
+def RankcGpuStreamOrderedCalls : Pass<"rankc-gpu-stream-ordered-calls", "mlir::func::FuncOp"> {
+  let summary = "Let calls that enqueue on the kernels' stream go without a host wait";
+  let description = [{
+    `gpu-async-region` makes the host wait for the GPU (`gpu.wait [%t]`)
+    before every call it cannot see into. A callee marked
+    `rankc.stream_ordered` (the runtime's `rankc_rt_gemm`, which enqueues
+    cuBLAS on the one stream every kernel of the process uses) is already
+    ordered after the kernels before it and before those after it, so the
+    wait right before such a call is erased: the host goes on queueing
+    work instead of draining the GPU at every GEMM. Other calls keep their
+    waits.
+  }];
+  let dependentDialects = ["mlir::gpu::GPUDialect"];
+}
+
 #endif // RANKC_TRANSFORMS_PASSES_TD

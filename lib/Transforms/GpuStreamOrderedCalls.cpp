@@ -1,0 +1,45 @@
+//===- GpuStreamOrderedCalls.cpp - no host wait before stream-ordered calls ===//
+//
+// The d=1024 transformer step waited for the GPU before each of its 26
+// GEMMs: 0.7 ms a step of an idle GPU while the host refilled the queue
+// (CUPTI: 4.36 ms of kernels in a 5.04 ms step). cuBLAS runs on the same
+// stream as the kernels, so the waits order nothing.
+//
+//===----------------------------------------------------------------------===//
+
+#include "rankc/Transforms/Passes.h"
+
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/Dialect/GPU/IR/GPUDialect.h"
+#include "mlir/IR/SymbolTable.h"
+
+namespace rankc {
+#define GEN_PASS_DEF_RANKCGPUSTREAMORDEREDCALLS
+#include "rankc/Transforms/Passes.h.inc"
+} // namespace rankc
+
+using namespace mlir;
+
+namespace {
+
+struct GpuStreamOrderedCallsPass
+    : public rankc::impl::RankcGpuStreamOrderedCallsBase<
+          GpuStreamOrderedCallsPass> {
+  void runOnOperation() override {
+    SmallVector<gpu::WaitOp> erase;
+    getOperation().walk([&](func::CallOp call) {
+      auto callee = SymbolTable::lookupNearestSymbolFrom<func::FuncOp>(
+          call, call.getCalleeAttr());
+      if (!callee || !callee->hasAttr(rankc::kStreamOrdered))
+        return;
+      // Only a host wait (no result) right before the call.
+      auto wait = dyn_cast_or_null<gpu::WaitOp>(call->getPrevNode());
+      if (wait && !wait.getAsyncToken())
+        erase.push_back(wait);
+    });
+    for (gpu::WaitOp w : erase)
+      w.erase();
+  }
+};
+
+} // namespace

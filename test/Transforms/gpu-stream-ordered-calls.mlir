@@ -1,0 +1,39 @@
+// RUN: rankc-opt %s -rankc-gpu-stream-ordered-calls | FileCheck %s
+
+// The host wait before a stream-ordered call (the runtime's GEMM, queued on
+// the kernels' stream) goes; the one before any other call stays, and so
+// do waits that are not right before the call or that return a token.
+
+func.func private @rankc_rt_gemm(index) attributes {rankc.stream_ordered}
+func.func private @rankc_rt_isend(index)
+
+// CHECK-LABEL: func.func @waits(
+// CHECK: %[[T:.*]] = gpu.wait async
+// CHECK-NOT: gpu.wait [%[[T]]]
+// CHECK: call @rankc_rt_gemm
+// CHECK: %[[U:.*]] = gpu.wait async
+// CHECK-NEXT: gpu.wait [%[[U]]]
+// CHECK-NEXT: call @rankc_rt_isend
+// CHECK: %[[V:.*]] = gpu.wait async
+// CHECK-NEXT: gpu.wait [%[[V]]]
+// CHECK-NEXT: arith.constant
+// CHECK-NEXT: call @rankc_rt_gemm
+// CHECK: %[[W:.*]] = gpu.wait async
+// CHECK-NEXT: %{{.*}} = gpu.wait async [%[[W]]]
+// CHECK-NEXT: call @rankc_rt_gemm
+func.func @waits(%p: index) {
+  %t = gpu.wait async
+  gpu.wait [%t]
+  call @rankc_rt_gemm(%p) : (index) -> ()
+  %u = gpu.wait async
+  gpu.wait [%u]
+  call @rankc_rt_isend(%p) : (index) -> ()
+  %v = gpu.wait async
+  gpu.wait [%v]
+  %c = arith.constant 0 : index
+  call @rankc_rt_gemm(%c) : (index) -> ()
+  %w = gpu.wait async
+  %x = gpu.wait async [%w]
+  call @rankc_rt_gemm(%p) : (index) -> ()
+  return
+}
