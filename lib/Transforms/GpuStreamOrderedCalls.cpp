@@ -27,7 +27,17 @@ struct GpuStreamOrderedCallsPass
           GpuStreamOrderedCallsPass> {
   void runOnOperation() override {
     SmallVector<gpu::WaitOp> erase;
-    getOperation().walk([&](func::CallOp call) {
+    func::FuncOp fn = getOperation();
+    // A part's results go to the runtime (which orders itself), to other
+    // parts (the same stream) or out at the end of the step (the runtime
+    // waits for the stream there): its return needs no wait either.
+    if (fn->hasAttr(rankc::kPartFunction))
+      fn.walk([&](func::ReturnOp ret) {
+        auto wait = dyn_cast_or_null<gpu::WaitOp>(ret->getPrevNode());
+        if (wait && !wait.getAsyncToken())
+          erase.push_back(wait);
+      });
+    fn.walk([&](func::CallOp call) {
       auto callee = SymbolTable::lookupNearestSymbolFrom<func::FuncOp>(
           call, call.getCalleeAttr());
       if (!callee || !callee->hasAttr(rankc::kStreamOrdered))

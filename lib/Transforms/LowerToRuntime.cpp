@@ -350,6 +350,11 @@ LogicalResult Lowering::run() {
       declare("rankc_rt_iallreduce",
               {index, index, i64Type, i32Type, i32Type, i32Type}, {i64Type});
   rtWait = declare("rankc_rt_wait", {i64Type}, {});
+  // The runtime orders messages after the GPU work queued before them (it
+  // waits for the stream before MPI or a staging copy touches a buffer;
+  // NCCL and a world of one queue on the stream): no host wait needed.
+  for (func::FuncOp fn : {rtIsend, rtIrecv, rtIallreduce, rtWait})
+    fn->setAttr(rankc::kStreamOrdered, b.getUnitAttr());
   rtPartBegin = declare("rankc_rt_part_begin", {i32Type}, {});
   rtPartEnd = declare("rankc_rt_part_end", {i32Type}, {});
 
@@ -364,7 +369,8 @@ LogicalResult Lowering::run() {
     for (unsigned i = 0; i < fn.getNumResults(); ++i)
       fn.setResultAttrs(i, ArrayRef<NamedAttribute>{});
     fn->removeAttr(comm::CommDialect::kRanks);
-    fn->removeAttr(comm::CommDialect::kPartOf);
+    if (fn->removeAttr(comm::CommDialect::kPartOf))
+      fn->setAttr(rankc::kPartFunction, UnitAttr::get(fn.getContext()));
     fn->removeAttr(comm::CommDialect::kState);
   }
   program.setPrivate();

@@ -37,3 +37,23 @@ func.func @waits(%p: index) {
   call @rankc_rt_gemm(%p) : (index) -> ()
   return
 }
+
+// A part's return needs no wait (its results reach the runtime or other
+// parts, all on the one stream); a function that is no part keeps it.
+// CHECK-LABEL: func.func @part(
+// CHECK: gpu.wait async
+// CHECK-NEXT: return
+func.func @part() attributes {rankc.part} {
+  %t = gpu.wait async
+  gpu.wait [%t]
+  return
+}
+// CHECK-LABEL: func.func @not_a_part(
+// CHECK: %[[T:.*]] = gpu.wait async
+// CHECK-NEXT: gpu.wait [%[[T]]]
+// CHECK-NEXT: return
+func.func @not_a_part() {
+  %t = gpu.wait async
+  gpu.wait [%t]
+  return
+}

@@ -1,5 +1,6 @@
 // RUN: rankc-opt %s -comm-lower-to-runtime | FileCheck %s
 // RUN: rankc-opt %s -comm-lower-to-runtime=blocking-sends | FileCheck %s --check-prefix=BLOCKING
+// RUN: rankc-opt %s -comm-lower-to-runtime | FileCheck %s --check-prefix=ORDERED
 
 // The receive is posted first thing, waited for just before its use; the
 // send starts where it was and completes before the return; the allreduce
@@ -55,3 +56,10 @@ module attributes {comm.world_size = 1 : i64, comm.partitioned} {
     return %x : tensor<4xf32>
   }
 }
+// The message calls order themselves after the GPU's work (the runtime
+// waits for the stream before MPI or a staging copy reads a buffer).
+// ORDERED-DAG: func.func private @rankc_rt_isend({{.*}}) -> i64 attributes {rankc.stream_ordered}
+// ORDERED-DAG: func.func private @rankc_rt_wait(i64) attributes {rankc.stream_ordered}
+// ORDERED-DAG: func.func private @rankc_rt_part_begin(i32){{$}}
+// A part keeps a mark of what it is (rankc-gpu-stream-ordered-calls).
+// ORDERED-DAG: func.func private @rank0_part0({{.*}} attributes {rankc.part}

@@ -28,6 +28,9 @@ namespace rankc {
 /// on the stream every kernel of the process uses, so it needs no host
 /// wait before it (rankc-gpu-stream-ordered-calls).
 constexpr llvm::StringLiteral kStreamOrdered = "rankc.stream_ordered";
+/// On a part's function after comm-lower-to-runtime (which drops the comm.*
+/// attributes): its results go only to the runtime or to other parts.
+constexpr llvm::StringLiteral kPartFunction = "rankc.part";
 
 /// The pipeline `rankc compile` runs on a comm-level module (verify, then
 /// partition); registered as `rankc-pipeline` for rankc-opt.

@@ -319,8 +319,13 @@ def RankcGpuStreamOrderedCalls : Pass<"rankc-gpu-stream-ordered-calls", "mlir::f
     cuBLAS on the one stream every kernel of the process uses) is already
     ordered after the kernels before it and before those after it, so the
     wait right before such a call is erased: the host goes on queueing
-    work instead of draining the GPU at every GEMM. Other calls keep their
-    waits.
+    work instead of draining the GPU at every GEMM. comm-lower-to-runtime
+    marks the message calls so too (the runtime waits for the stream itself
+    before MPI or a staging copy touches a buffer). The wait before a
+    part's return goes as well: its results only reach the
+    runtime, other parts (the same stream) or the step's end (where the
+    runtime waits); comm-lower-to-runtime marks parts `rankc.part`. Other
+    calls keep their waits.
   }];
   let dependentDialects = ["mlir::gpu::GPUDialect"];
 }
