@@ -51,11 +51,13 @@ std::vector<void *> current;       // what each input reads in the next step
 std::vector<void *> outputAt;      // where the last step left each output
 std::vector<int> visibleInputs, visibleOutputs; // rankc_core.h's indices
 std::vector<double> partBegin;
+std::vector<std::string> checks; // node ids, by check number
 
 void parseManifest() {
   inputs.clear();
   outputs.clear();
   events.clear();
+  checks.clear();
   visibleInputs.clear();
   visibleOutputs.clear();
   std::istringstream in(rankc_manifest);
@@ -114,6 +116,11 @@ void parseManifest() {
       int output;
       l >> input >> output;
       inputs.at(input).stateOf = output;
+    } else if (kind == "check") {
+      int index;
+      std::string node;
+      l >> index >> node;
+      checks.push_back(node);
     } else if (kind == "event") {
       EventInfo e;
       int index;
@@ -231,6 +238,13 @@ void _mlir_ciface_rankc_rt_input(rankc_byte_memref *result, int32_t index) {
 
 void rankc_rt_output(int32_t index, int64_t data) {
   outputAt.at(index) = reinterpret_cast<void *>(data);
+}
+
+void rankc_rt_index_error(int32_t check, int64_t index, int64_t bound) {
+  const char *node =
+      check >= 0 && size_t(check) < checks.size() ? checks[check].c_str() : "?";
+  fail("node '%s': index %lld is out of range [0, %lld)", node,
+       (long long)index, (long long)bound);
 }
 
 void rankc_rt_part_begin(int32_t part) {

@@ -44,6 +44,9 @@ int64_t rankc_rt_iallreduce(int64_t in, int64_t out, int64_t count,
                             int32_t dtype, int32_t reduce, int32_t event);
 void rankc_rt_wait(int64_t request);
 void rankc_rt_part_begin(int32_t part);
+/* An index outside [0, bound) at the node of manifest check `check`: ends
+ * the run, naming the rank, the node and the index. Never returns. */
+void rankc_rt_index_error(int32_t check, int64_t index, int64_t bound);
 void rankc_rt_part_end(int32_t part);
 
 /* Provided by generated code.
@@ -59,6 +62,8 @@ void rankc_rt_part_end(int32_t part);
  *   output INDEX DTYPE RANK DIM... : NAME... (no name: optimizer state)
  *   state INPUT-INDEX OUTPUT-INDEX          (carried into the next step)
  *   event INDEX KIND NODE-ID TAG-AS-WRITTEN (send | recv | allreduce)
+ *   check INDEX NODE-ID                     (a node whose indices are
+ *                                            checked: take, scatter_add)
  *   part INDEX
  * rankc_entry runs the program once: one step. */
 extern const char rankc_manifest[];

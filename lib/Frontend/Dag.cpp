@@ -67,6 +67,8 @@ OpClass opClass(Op op) {
   case Op::Reshape: case Op::Transpose: case Op::BroadcastTo: case Op::Slice:
   case Op::Concat:
     return OpClass::Shape;
+  case Op::Take: case Op::ScatterAdd:
+    return OpClass::Indexing;
   case Op::Send: case Op::Recv: case Op::AllReduce:
     return OpClass::Comm;
   default:

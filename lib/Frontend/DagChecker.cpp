@@ -113,6 +113,7 @@ KeyRule keyRule(Op op) {
   case Op::Slice:
     return {T | K_begin | K_end | K_step, K_begin | K_end};
   case Op::Concat:
+  case Op::Take: case Op::ScatterAdd:
     return {T | K_axis, K_axis};
   case Op::Send:
     return {T | K_dest | K_tag, K_dest | K_tag};
@@ -149,6 +150,7 @@ int arity(Op op) {
   case OpClass::Reduction: return 1;
   case OpClass::Contraction: return op == Op::Matmul ? 2 : -1;
   case OpClass::Shape: return op == Op::Concat ? -1 : 1;
+  case OpClass::Indexing: return op == Op::Take ? 2 : 3;
   case OpClass::Comm: return op == Op::Recv ? 0 : 1;
   }
   return 0;
@@ -691,6 +693,49 @@ LogicalResult Checker::inferNode(Program &p, Node &n) {
         return error(p, n) << "'concat' result is too large";
     }
     n.outDType = arg(0).outDType;
+    break;
+  }
+
+  case Op::Take:
+  case Op::ScatterAdd: {
+    // take(x, indices): x.shape[:axis] + indices.shape + x.shape[axis+1:];
+    // scatter_add(base, indices, updates): base's shape, updates of the
+    // shape take would give.
+    const Node &x = arg(0), &indices = arg(1);
+    const char *name = opName(n.op);
+    if (!isInteger(indices.outDType))
+      return error(p, n) << "'" << name
+                         << "' indices must be integers (i8, i32 or i64), got "
+                         << dtypeName(indices.outDType);
+    if (x.outShape.empty())
+      return error(p, n) << "'" << name << "' of a scalar: "
+                         << (n.op == Op::Take ? "x" : "base")
+                         << " needs rank >= 1";
+    if (failed(normalizeAxis(p, n, n.axis, x.outShape.size(), "axis")))
+      return failure();
+    Shape taken(x.outShape.begin(), x.outShape.begin() + n.axis);
+    taken.append(indices.outShape.begin(), indices.outShape.end());
+    taken.append(x.outShape.begin() + n.axis + 1, x.outShape.end());
+    if (n.op == Op::Take) {
+      n.outShape = taken;
+      n.outDType = x.outDType;
+      break;
+    }
+    const Node &updates = arg(2);
+    if (x.outDType == DType::Bool)
+      return error(p, n) << "'scatter_add' does not take bool";
+    if (updates.outDType != x.outDType)
+      return error(p, n) << "'scatter_add' updates are "
+                         << dtypeName(updates.outDType) << ", base is "
+                         << dtypeName(x.outDType);
+    if (ArrayRef<int64_t>(updates.outShape) != ArrayRef<int64_t>(taken))
+      return error(p, n) << "'scatter_add' updates have shape "
+                         << shapeText(updates.outShape) << ", expected "
+                         << shapeText(taken)
+                         << " (base.shape[:axis] + indices.shape + "
+                            "base.shape[axis+1:])";
+    n.outShape = x.outShape;
+    n.outDType = x.outDType;
     break;
   }
 

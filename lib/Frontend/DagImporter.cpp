@@ -19,6 +19,7 @@
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
 #include "mlir/IR/Verifier.h"
 
@@ -44,6 +45,9 @@ private:
   MLIRContext *ctx;
   const Document &doc;
   OpBuilder b;
+  ModuleOp module;
+  /// The current program's nodes that check indices (check number -> id).
+  SmallVector<Attribute> indexChecks;
 };
 
 std::string Importer::functionName(const Program &p) {
@@ -158,6 +162,15 @@ Value Importer::importNode(const Program &p, const Node &n,
     default:
       return tensor::ConcatOp::create(b, loc, n.axis, args);
     }
+  case OpClass::Indexing: {
+    declareIndexError(b, module);
+    int32_t check = indexChecks.size();
+    indexChecks.push_back(b.getStringAttr(n.id));
+    if (n.op == Op::Take)
+      return buildTake(b, loc, n, args[0], args[1], argNode(0).outShape,
+                       check);
+    return buildScatterAdd(b, loc, n, args[0], args[1], args[2], check);
+  }
   case OpClass::Comm:
     if (n.op == Op::Send) {
       comm::SendOp::create(b, loc, args[0], b.getI64IntegerAttr(n.rare().peer.value),
@@ -246,11 +259,14 @@ void Importer::importProgram(ModuleOp module, const Program &p) {
   }
 
   b.setInsertionPointToStart(entry);
+  indexChecks.clear();
   for (uint32_t i : p.order) {
     const Node &n = p.nodes[i];
     if (n.op != Op::Input && n.op != Op::Param)
       values[i] = importNode(p, n, values);
   }
+  if (!indexChecks.empty())
+    fn->setAttr(kIndexChecks, b.getArrayAttr(indexChecks));
   SmallVector<Value> returned;
   for (const Result &r : results)
     returned.push_back(values[r.node]);
@@ -258,6 +274,8 @@ void Importer::importProgram(ModuleOp module, const Program &p) {
 }
 
 OwningOpRef<ModuleOp> Importer::run() {
+  // take and scatter_add build scf loops and checks.
+  ctx->loadDialect<scf::SCFDialect>();
   OwningOpRef<ModuleOp> module =
       ModuleOp::create(makeLoc(ctx, doc.file, Pos{1, 1}));
   module->getOperation()->setAttr(comm::CommDialect::kWorldSize,
@@ -283,7 +301,7 @@ OwningOpRef<ModuleOp> Importer::run() {
                                     b.getDictionaryAttr(settings));
   }
   for (const Program &p : doc.programs)
-    importProgram(*module, p);
+    importProgram(this->module = *module, p);
   return module;
 }
 

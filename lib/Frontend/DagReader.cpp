@@ -514,6 +514,7 @@ bool Reader::readNode(od::value v, Program &prog, Node &node) {
   Pos problemPos;
   bool sawId = false, sawOp = false;
   std::string v2OpName;
+  bool v2OpSupported = false; // v2OpName is one this compiler implements
   Pos v2OpPos;
   auto note = [&](Pos pos, const Twine &msg) {
     if (problem.empty()) {
@@ -548,8 +549,12 @@ bool Reader::readNode(od::value v, Program &prog, Node &node) {
         node.idName = prog.intern(node.id);
       } else if (auto op = parseOp(s)) {
         node.op = *op;
-      } else if (s == "take" || s == "scatter_add" || s == "conv" ||
-                 s == "pool") {
+        if (opClass(*op) == OpClass::Indexing) { // version 2's
+          v2OpName = s;
+          v2OpPos = pos;
+          v2OpSupported = true;
+        }
+      } else if (s == "conv" || s == "pool") {
         // Version 2's indexing, convolution and pooling: refused once the
         // whole document is read (see checkVersion), naming the op.
         v2OpName = s;
@@ -656,8 +661,11 @@ bool Reader::readNode(od::value v, Program &prog, Node &node) {
   if (!problem.empty())
     return fail(problemPos, problem, &prog, sawId ? StringRef(node.id) : "");
   if (!v2OpName.empty()) {
-    noteV2("op '" + v2OpName + "'", v2OpPos, /*isOp=*/true, node.id);
+    // (Once the node is read: its id may come after its op.)
+    noteV2("op '" + v2OpName + "'", v2OpPos, /*isOp=*/!v2OpSupported,
+           node.id);
     v2OpName.clear();
+    v2OpSupported = false;
   }
   return true;
 }

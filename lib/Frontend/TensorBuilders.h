@@ -14,6 +14,7 @@
 #include "llvm/ADT/ArrayRef.h"
 
 #include "mlir/IR/Builders.h"
+#include "mlir/IR/BuiltinOps.h"
 #include "mlir/IR/BuiltinTypes.h"
 
 namespace rankc::dag {
@@ -56,6 +57,20 @@ mlir::Value buildMatmul(mlir::OpBuilder &b, mlir::Location loc,
                         const Node &n, mlir::Value lhs, mlir::Value rhs);
 mlir::Value buildReshape(mlir::OpBuilder &b, mlir::Location loc,
                          mlir::Value in, llvm::ArrayRef<int64_t> shape);
+
+// Indexing (IndexingBuilders.cpp).
+/// The runtime's function that ends a run on an index out of range.
+constexpr llvm::StringLiteral kIndexErrorFunction = "rankc_rt_index_error";
+/// The program function's list of checked nodes (check number -> node id).
+constexpr llvm::StringLiteral kIndexChecks = "rankc.index_checks";
+void declareIndexError(mlir::OpBuilder &b, mlir::ModuleOp module);
+mlir::Value buildTake(mlir::OpBuilder &b, mlir::Location loc, const Node &n,
+                      mlir::Value x, mlir::Value indices,
+                      llvm::ArrayRef<int64_t> xShape, int32_t check);
+mlir::Value buildScatterAdd(mlir::OpBuilder &b, mlir::Location loc,
+                            const Node &n, mlir::Value base,
+                            mlir::Value indices, mlir::Value updates,
+                            int32_t check);
 
 } // namespace rankc::dag
 

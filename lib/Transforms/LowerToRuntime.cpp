@@ -311,6 +311,14 @@ void Lowering::buildManifest(func::FuncOp program) {
   }
   text += carried;
   text += events;
+  // Nodes whose indices are checked at run time (take, scatter_add): the
+  // importer's numbering, as rankc_rt_index_error receives it.
+  if (auto checks = program->getAttrOfType<ArrayAttr>("rankc.index_checks")) {
+    for (auto [i, id] : llvm::enumerate(checks))
+      text += "check " + std::to_string(i) + " " +
+              cast<StringAttr>(id).str() + "\n";
+    program->removeAttr("rankc.index_checks");
+  }
   std::vector<int8_t> bytes(text.begin(), text.end());
   bytes.push_back(0);
   auto type = MemRefType::get({int64_t(bytes.size())}, b.getI8Type());

@@ -140,6 +140,13 @@ def compute(node, vals, types, dtype):
         return a[0][tuple(slice(b, e, s) for b, e, s in zip(node["begin"], node["end"], step))]
     if op == "concat":
         return np.concatenate(a, axis=node["axis"])
+    if op == "take":
+        return np.take(a[0], a[1], axis=node["axis"])
+    if op == "scatter_add":
+        axis = node["axis"] % a[0].ndim
+        r = wide(a[0], at[0]).copy()
+        np.add.at(r, (slice(None),) * axis + (a[1],), wide(a[2], at[2]))
+        return fix(r, dtype)
     raise ValueError(f"reference: unknown op {op}")
 
 

@@ -48,6 +48,7 @@ bool isInteger(DType t); // i8 i32 i64 (not bool)
   X(Sum, "sum") X(Prod, "prod") X(Max, "max") X(Min, "min") X(Mean, "mean")    \
   X(Reshape, "reshape") X(Transpose, "transpose")                              \
   X(BroadcastTo, "broadcast_to") X(Slice, "slice") X(Concat, "concat")         \
+  X(Take, "take") X(ScatterAdd, "scatter_add")                                 \
   X(Send, "send") X(Recv, "recv") X(AllReduce, "allreduce")
 
 enum class Op : uint8_t {
@@ -61,7 +62,7 @@ const char *opName(Op op);
 
 enum class OpClass : uint8_t {
   Leaf, Unary, Binary, Compare, Logical, Where, Contraction, Reduction,
-  Shape, Comm
+  Shape, Indexing, Comm
 };
 OpClass opClass(Op op);
 
