@@ -165,21 +165,29 @@ std::string describe(int event, int64_t peer) {
   return s;
 }
 
-void raise(const char *fmt, ...) {
+namespace {
+/// printf into a message of at most 2 KiB.
+std::string message(const char *fmt, va_list args) {
   char msg[2048];
+  vsnprintf(msg, sizeof msg, fmt, args);
+  return msg;
+}
+} // namespace
+
+void raise(const char *fmt, ...) {
   va_list args;
   va_start(args, fmt);
-  vsnprintf(msg, sizeof msg, fmt, args);
+  std::string msg = message(fmt, args);
   va_end(args);
   throw Error(msg);
 }
 
 void fail(const char *fmt, ...) {
-  char msg[2048];
   va_list args;
   va_start(args, fmt);
-  vsnprintf(msg, sizeof msg, fmt, args);
+  std::string text = message(fmt, args);
   va_end(args);
+  const char *msg = text.c_str();
   int up = 0, down = 0;
   MPI_Initialized(&up);
   MPI_Finalized(&down);
