@@ -7,7 +7,10 @@
  * Checks that bad calls come back as errors with messages (the process
  * goes on), then fills every input with value(i) = i / 1000 + rank (f64
  * inputs only), runs STEPS steps leaving carried inputs NULL after the
- * first, and writes each output's bytes to RAW/rank<r>/<name>.bin. */
+ * first, and writes each output's bytes to RAW/rank<r>/<name>.bin.
+ * With -DAPP_OWNS_MPI the application initializes MPI itself first: the
+ * library must use it, leave MPI_COMM_WORLD's traffic alone, and not
+ * finalize it. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -17,6 +20,9 @@
 #define CAT(a, b, c) CAT2(a, b, c)
 #define API(f) CAT(rankc_, PROGRAM, _##f)
 #include HEADER
+#ifdef APP_OWNS_MPI
+#include <mpi.h>
+#endif
 
 static long long elements(const int64_t *shape, int rank) {
   long long n = 1;
@@ -31,6 +37,9 @@ int main(int argc, char **argv) {
     return 2;
   }
   int steps = atoi(argv[2]);
+#ifdef APP_OWNS_MPI
+  MPI_Init(&argc, &argv);
+#endif
   /* Before init: an error, not a crash. */
   if (API(step)(NULL, NULL) == 0) {
     fprintf(stderr, "step before init succeeded\n");
@@ -104,5 +113,15 @@ int main(int argc, char **argv) {
     fprintf(stderr, "finalize: %s\n", API(last_error)());
     return 1;
   }
+#ifdef APP_OWNS_MPI
+  /* MPI is still the application's: up, and usable on MPI_COMM_WORLD. */
+  int finalized = 1, sum = 0, one = 1;
+  MPI_Finalized(&finalized);
+  MPI_Allreduce(&one, &sum, 1, MPI_INT, MPI_SUM, MPI_COMM_WORLD);
+  if (rank == 0)
+    printf("after finalize: MPI finalized %d, %d ranks answered\n", finalized,
+           sum);
+  MPI_Finalize();
+#endif
   return 0;
 }
