@@ -40,6 +40,9 @@ def find_python(module, feature):
 
 find_python("numpy", "numpy")
 find_python("torch.distributed", "torch")
+# A build with AddressSanitizer/UBSan (scripts/test.sh --sanitize).
+if config.rankc_sanitize in ("ON", "1", "TRUE", "YES"):
+    config.available_features.add("sanitized")
 for tool in ["cmake", "ninja", "make"]:
     if shutil.which(tool):
         config.available_features.add(tool)
