@@ -46,6 +46,21 @@ public:
   bool contains(const void *p) const;
   /// Bytes held from the system.
   size_t reserved() const { return reservedBytes; }
+  /// Where the next allocation starts, for a step that is replayed
+  /// (StepReplay.cpp) rather than run: its allocations are made again by
+  /// setting the mark the recorded run left, so that later ones (a carried
+  /// value's copy) do not overlap them.
+  struct Mark {
+    const char *block = nullptr;
+    size_t blocks = 0, used = 0;
+    bool operator==(const Mark &o) const {
+      return block == o.block && blocks == o.blocks && used == o.used;
+    }
+  };
+  Mark mark() const {
+    return {blocks.empty() ? nullptr : blocks.back().data, blocks.size(), used};
+  }
+  void restore(const Mark &m) { used = m.used; }
 
 private:
   struct Block {

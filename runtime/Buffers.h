@@ -80,6 +80,27 @@ void waitDeviceAllreduce(void *started);
 /// One line for --stats: what runs the allreduces, and why.
 std::string describeCollectives();
 
+/// True when the buffers' own library runs the allreduces (NCCL).
+bool deviceCollectivesRun();
+
+/// Steps recorded once and replayed (CUDA Graphs, CudaGraphs.cpp): one
+/// launch for a step's hundreds of kernels and library calls, instead of
+/// one host call each. StepReplay.cpp decides when; the host runtime has
+/// nothing to replay (stepsReplayable says so).
+bool stepsReplayable(std::string &whyNot);
+/// Everything queued from now on is recorded, not run.
+void beginStepRecording();
+/// True between begin and end: the host's waits for the GPU return at once
+/// (nothing runs), and a call that cannot be recorded breaks the recording
+/// instead of the run.
+bool recordingStep();
+/// The recorded step, ready to replay, or null (with `whyNot`) when
+/// something in it could not be recorded: then none of it ran.
+void *endStepRecording(std::string &whyNot);
+/// Queues the recorded step (asynchronously, like the calls it replaces).
+void replayStep(void *recorded);
+void dropStepRecording(void *recorded);
+
 /// Lets MPI move the messages in flight (MPI_Test): called by the CUDA
 /// runtime while the host waits for kernels, so that transfers proceed
 /// during computation instead of only inside rankc_rt_wait.

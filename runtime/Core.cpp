@@ -18,6 +18,7 @@
 #include "Buffers.h"
 #include "Core.h"
 #include "Npy.h"
+#include "StepReplay.h"
 #include "rankc_core.h"
 #include "rankc_runtime.h"
 
@@ -345,11 +346,13 @@ void rankc_core_step(void) {
   stepTimes.emplace_back();
   currentStep = &stepTimes.back();
   double begin = now();
-  rankc_entry();
+  bool replayed = runStep(step, current, outputAt, rankc_entry);
   waitAll();
   synchronizeBuffers(); // the step's last library call, if any, is done
   double end = now();
   currentStep->wall = end - begin;
+  if (replayed) // one launch: all of the step is its computation
+    currentStep->compute = currentStep->wall - currentStep->blocked;
   if (tracing)
     trace.push_back({"step " + std::to_string(step), "step", begin, end});
   currentStep = nullptr;
@@ -368,6 +371,8 @@ void rankc_core_get_output(int i, void *host) {
 }
 
 void rankc_core_finalize(void) {
+  synchronizeBuffers();
+  finishStepReplay();
   for (void *b : inputBuffers)
     freeBuffer(b);
   inputBuffers.clear();

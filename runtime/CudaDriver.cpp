@@ -73,6 +73,8 @@ void check(CUresult result, const char *call) {
     if (auto get = reinterpret_cast<CUresult (*)(CUresult, const char **)>(
             dlsym(lib, "cuGetErrorName")))
       get(result, &name);
+  if (absorbedByRecording(result, call, name))
+    return;
   fail("CUDA: %s failed: %s", call, name);
 }
 

@@ -27,7 +27,9 @@ namespace rankc::rt::cuda {
   X(cuMemFreeHost) X(cuMemcpy) X(cuMemcpyAsync) X(cuMemsetD32Async)            \
   X(cuMemsetD16Async) X(cuMemsetD8) X(cuMemsetD8Async) X(cuMemGetInfo)        \
   X(cuCtxSynchronize) X(cuEventElapsedTime) X(cuStreamQuery)                   \
-  X(cuDeviceGetUuid)
+  X(cuDeviceGetUuid) X(cuStreamBeginCapture) X(cuStreamEndCapture)            \
+  X(cuGraphInstantiate) X(cuGraphLaunch) X(cuGraphExecDestroy)                 \
+  X(cuGraphDestroy)
 
 struct Driver {
 #define RANKC_CUDA_MEMBER(name) decltype(&::name) name = nullptr;
@@ -45,6 +47,10 @@ Driver &driver();
 
 /// Fails the run with the call's name and the driver's error name.
 void check(CUresult result, const char *call);
+
+/// While a step is recorded (CudaGraphs.cpp), a failed call breaks the
+/// recording instead of the run: true when it took the error.
+bool absorbedByRecording(CUresult result, const char *call, const char *name);
 
 /// The one stream that every kernel, copy and library call of the process
 /// goes on (MgpuWrappers.cpp).

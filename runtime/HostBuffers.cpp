@@ -35,6 +35,20 @@ void waitDeviceAllreduce(void *) {}
 std::string describeCollectives() {
   return worldSize == 1 ? "none: a world of one" : "mpi";
 }
+bool deviceCollectivesRun() { return false; }
+// Generated host code is its own fastest replay.
+bool stepsReplayable(std::string &whyNot) {
+  whyNot = "host code: nothing to record";
+  return false;
+}
+void beginStepRecording() {}
+bool recordingStep() { return false; }
+void *endStepRecording(std::string &whyNot) {
+  whyNot = "host code: nothing to record";
+  return nullptr;
+}
+void replayStep(void *) {}
+void dropStepRecording(void *) {}
 void copyBuffer(void *dst, const void *src, size_t bytes) {
   if (bytes)
     std::memmove(dst, src, bytes);

@@ -89,6 +89,8 @@ void mgpuStreamDestroy(CUstream) {}
 /// runtime or returns). It polls rather than blocks: meanwhile MPI moves the
 /// messages in flight, so kernels and communication overlap.
 void mgpuStreamSynchronize(CUstream stream) {
+  if (rankc::rt::recordingStep())
+    return; // nothing runs while a step is recorded (CudaGraphs.cpp)
   for (;;) {
     CUresult state = driver().cuStreamQuery(stream);
     if (state == CUDA_SUCCESS)

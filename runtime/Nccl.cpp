@@ -210,6 +210,8 @@ void waitDeviceAllreduce(void *done) {
   RANKC_CU(cuEventDestroy(e));
 }
 
+bool deviceCollectivesRun() { return nccl != nullptr; }
+
 std::string describeCollectives() {
   if (nccl) {
     int v = nccl->version;

@@ -6,6 +6,7 @@
 
 #include "Buffers.h"
 #include "Core.h"
+#include "StepReplay.h"
 
 #include <mpi.h>
 
@@ -99,7 +100,7 @@ void writeTrace(const std::string &path) {
   fclose(f);
 }
 
-// {"buffers", "allreduce", "steps", "ranks": [{"rank", "wall", "compute", "blocked",
+// {"buffers", "allreduce", "replay", "steps", "ranks": [{"rank", "wall", "compute", "blocked",
 //  "median": {...}, "max_rss_kb", "buffer_bytes", "device_used_bytes",
 //  "per_step": [{...}...]}]}:
 // wall is the program's run (all steps), compute its parts, blocked its time
@@ -135,10 +136,10 @@ void writeStats(const std::string &path) {
     return;
   FILE *f = openReport(path, "stats");
   fprintf(f,
-          "{\"buffers\": \"%s\", \"allreduce\": \"%s\", \"steps\": %zu, "
-          "\"ranks\": [%s]}\n",
+          "{\"buffers\": \"%s\", \"allreduce\": \"%s\", \"replay\": \"%s\", "
+          "\"steps\": %zu, \"ranks\": [%s]}\n",
           describeBuffers().c_str(), describeCollectives().c_str(),
-          stepTimes.size(), all.c_str());
+          jsonEscape(describeReplay()).c_str(), stepTimes.size(), all.c_str());
   fclose(f);
 }
 

@@ -19,6 +19,7 @@ import glob
 import json
 import os
 import random
+import re
 import subprocess
 import sys
 
@@ -138,19 +139,27 @@ def stepped(work):
            # --emit lib: the CUDA library stepped from Python (lib_runner.py).
            ("heat-20steps-lib", os.path.join(ROOT, "examples", "heat.json"), 20),
            ("state-mpmd-7steps-lib", os.path.join(ROOT, "test", "E2E", "Inputs", "state-mpmd.json"), 7),
-           ("state-mpmd-7steps", os.path.join(ROOT, "test", "E2E", "Inputs", "state-mpmd.json"), 7)]
+           ("state-mpmd-7steps", os.path.join(ROOT, "test", "E2E", "Inputs", "state-mpmd.json"), 7),
+           # One rank: steps 2 on replay from CUDA graphs (a pass-through
+           # swap moved between arenas, a world of one's allreduce); the
+           # same with replay off, and from Python through the library.
+           ("state-one-9steps-replay", os.path.join(ROOT, "test", "E2E", "Inputs", "state-one.json"), 9),
+           ("state-one-9steps-nographs", os.path.join(ROOT, "test", "E2E", "Inputs", "state-one.json"), 9),
+           ("state-one-9steps-lib", os.path.join(ROOT, "test", "E2E", "Inputs", "state-one.json"), 9)]
     sys.path.insert(0, os.path.join(ROOT, "scripts"))
     import export_torch
     import torch
-    for kind, opt, steps in [("mlp", {"kind": "sgd", "lr": 0.1, "momentum": 0.9}, 5),
-                             ("mlp", {"kind": "adam", "lr": 0.01}, 5),
-                             ("transformer", None, 1),
+    for kind, opt, steps, ws in [("mlp", {"kind": "sgd", "lr": 0.1, "momentum": 0.9}, 5, 2),
+                             ("mlp", {"kind": "adam", "lr": 0.01}, 5, 2),
+                             ("transformer", None, 1, 2),
                              # (lr 0.1 diverges on this block: loss ~2000
                              # after 5 steps, where any rounding difference
                              # grows without bound; 0.01 trains.)
-                             ("transformer", {"kind": "sgd", "lr": 0.01, "momentum": 0.9}, 5),
-                             ("transformer", {"kind": "adam", "lr": 0.01}, 1),
-                             ("transformer", {"kind": "adam", "lr": 0.01}, 5)]:
+                             ("transformer", {"kind": "sgd", "lr": 0.01, "momentum": 0.9}, 5, 2),
+                             ("transformer", {"kind": "adam", "lr": 0.01}, 1, 2),
+                             ("transformer", {"kind": "adam", "lr": 0.01}, 5, 2),
+                             # One rank: replayed from CUDA graphs.
+                             ("transformer", {"kind": "adam", "lr": 0.01}, 6, 1)]:
         torch.manual_seed(0)
         model, batch = export_torch.MODELS[kind]()
         if kind == "transformer" and opt and opt["kind"] == "adam":
@@ -159,9 +168,11 @@ def stepped(work):
             # rounding noise into full steps (test/DataParallel/train.test).
             model.k.bias.requires_grad_(False)
         doc = export_torch.export_step(model, (batch,), lambda y: (y * y).mean(),
-                                       world_size=2, bucket_cap_mb=0.002,
+                                       world_size=ws, bucket_cap_mb=0.002,
                                        first_bucket_cap_mb=0.001, optimizer=opt)
         name = f"train-{kind}-{opt['kind'] if opt else 'grads'}-{steps}steps"
+        if ws == 1:
+            name += "-1rank-replay"
         path = os.path.join(work, name + ".json")
         with open(path, "w") as f:
             json.dump(doc, f)
@@ -193,9 +204,9 @@ def prepare(rankc, work):
         if name.endswith("-tf32"):  # 10-bit mantissas: 1e-3 relative per product
             with open(os.path.join(base, "rtol"), "w") as f:
                 f.write("1e-2")
-        if name.endswith("-nccl"):  # the GPU run's environment
+        if name.endswith("-nccl") or name.endswith("-nographs"):  # the GPU run's environment
             with open(os.path.join(base, "env"), "w") as f:
-                f.write("RANKC_NCCL=1\n")
+                f.write("RANKC_NCCL=1\n" if name.endswith("-nccl") else "RANKC_CUDA_GRAPHS=0\n")
         if "optimizer" in doc.get("data_parallel", {}) and steps > 1:
             # Training amplifies the backends' rounding differences (sums in
             # another order) from step to step: 5 steps get rtol 1e-3.
@@ -289,6 +300,17 @@ def compare(work, only=()):
             path = "" if lib else json.load(open(stats))["allreduce"]
             if why is None and name.endswith("-nccl") and not path.startswith("nccl"):
                 why = f"RANKC_NCCL=1 but the allreduces ran on: {path}"
+            # Replay: every step after the first 2 from a recording (at most
+            # one recording per arena besides the first steps' buffers).
+            replay = "" if lib else json.load(open(stats))["replay"]
+            m = re.match(r"cuda graphs: (\d+) of (\d+) steps replayed", replay)
+            if why is None and name.endswith("-replay") and not (
+                    m and int(m[1]) >= int(m[2]) - 5 and int(m[1]) > 0):
+                why = f"expected steps replayed from CUDA graphs, got: {replay}"
+            if why is None and name.endswith("-nographs") and replay != "none: RANKC_CUDA_GRAPHS=0":
+                why = f"RANKC_CUDA_GRAPHS=0 but replay says: {replay}"
+            if why is None and "-replay" in name:
+                name += f" ({replay})"
         if why is None and name.startswith("allreduce-one"):
             name += f" (allreduce: {path})"
         print(("PASS: " if why is None else "FAIL: ") + name + ("" if why is None else ": " + why),

@@ -74,7 +74,14 @@ def rankc_step(work, name):
     subprocess.run([os.path.join(d, "launch"), "--inputs", os.path.join(d, "inputs"),
                     "--outputs", os.path.join(d, "res"), "--steps", str(STEPS),
                     "--stats", stats], check=True, stdout=subprocess.DEVNULL)
+    replay = json.load(open(stats))["replay"]
     r = json.load(open(stats))["ranks"][0]
+    # The same steps launched kernel by kernel (no CUDA graphs), for the record.
+    subprocess.run([os.path.join(d, "launch"), "--inputs", os.path.join(d, "inputs"),
+                    "--outputs", os.path.join(d, "res"), "--steps", str(STEPS),
+                    "--stats", stats], check=True, stdout=subprocess.DEVNULL,
+                   env=dict(os.environ, RANKC_CUDA_GRAPHS="0"))
+    unreplayed = json.load(open(stats))["ranks"][0]["median"]["wall"]
     # Kernel timing adds events around every launch: a second run for it.
     subprocess.run([os.path.join(d, "launch"), "--inputs", os.path.join(d, "inputs"),
                     "--outputs", os.path.join(d, "res"), "--steps", str(STEPS),
@@ -82,7 +89,8 @@ def rankc_step(work, name):
     ks = json.load(open(os.path.join(kstats, "rank0.json")))["kernels"]
     import numpy as np
     loss = float(np.load(os.path.join(d, "res", "rank0", "loss.npy")))
-    return {"step_s": r["median"]["wall"], "kernels": sum(k["launches"] for k in ks) / STEPS,
+    return {"step_s": r["median"]["wall"], "replay": replay, "unreplayed_s": unreplayed,
+            "kernels": sum(k["launches"] for k in ks) / STEPS,
             "busy_s": sum(k["seconds"] for k in ks) / STEPS,
             "gemm_s": sum(k["seconds"] for k in ks if k["name"].startswith("cublasLt")) / STEPS,
             "memory": r["device_used_bytes"], "loss": loss, "top": sorted(
@@ -181,6 +189,8 @@ def run(work, only):
         print(f"{name}: GPU busy per step: rankc {r['busy_s'] * 1e3:.3f} ms (GEMMs "
               f"{r['gemm_s'] * 1e3:.3f}), eager {eager['busy_s'] * 1e3:.3f} ms (GEMMs "
               f"{eager['gemm_s'] * 1e3:.3f})", file=sys.stderr)
+        print(f"{name}: rankc {r['step_s'] * 1e3:.3f} ms ({r['replay']}); without "
+              f"CUDA graphs {r['unreplayed_s'] * 1e3:.3f} ms", file=sys.stderr)
         print(f"{name}: rankc's top kernels (s over {STEPS} steps):", file=sys.stderr)
         for k in r["top"]:
             print(f"  {k['seconds']:.5f} x{k['launches']} {k['name']} grid {k['grid']} "

@@ -84,4 +84,26 @@ TEST(Arena, StateOverManySteps) {
   s.arenas[0].release();
   s.arenas[1].release();
 }
+
+// A replayed step (StepReplay.cpp) allocates nothing itself: restoring the
+// mark its recording left puts later allocations where they would have
+// gone had the step run, past the step's buffers.
+TEST(Arena, MarkRestoresARecordedStep) {
+  Arena a(std::malloc, std::free);
+  a.allocate(100); // a block exists, as in every step after the first
+  a.reset();
+  Arena::Mark start = a.mark();
+  char *first = static_cast<char *>(a.allocate(1000));
+  a.allocate(3000);
+  Arena::Mark end = a.mark();
+  EXPECT_EQ(end.block, start.block);
+  EXPECT_EQ(end.blocks, 1u);
+  EXPECT_FALSE(end == start);
+  char *after = static_cast<char *>(a.allocate(10));
+  a.reset();
+  EXPECT_TRUE(a.mark() == start); // the next step starts where this one did
+  a.restore(end);                 // ... and is a replay
+  EXPECT_EQ(static_cast<char *>(a.allocate(10)), after);
+  EXPECT_GE(after, first + 4000);
+}
 } // namespace
