@@ -23,6 +23,7 @@
 
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/Dialect/Linalg/Transforms/Transforms.h"
+#include "mlir/Dialect/Tensor/IR/Tensor.h"
 #include "mlir/IR/PatternMatch.h"
 
 namespace rankc {
@@ -47,6 +48,75 @@ int64_t ratioFor(int64_t n, int64_t limit) {
   return r;
 }
 
+/// `op` with every input that a map reads at a constant 0 (a unit dim:
+/// layer norm's [rows, 1] statistics broadcast over the columns) collapsed
+/// to the dims that its map reads with loop indices, so that each map is a
+/// projected permutation (which collapsing loops needs). Returns `op` when
+/// no input has one, null when an output has one.
+linalg::GenericOp dropUnitConstantDims(IRRewriter &rewriter,
+                                       linalg::GenericOp op) {
+  auto constant = [](AffineExpr e) { return isa<AffineConstantExpr>(e); };
+  for (OpOperand &init : op.getDpsInitsMutable())
+    if (llvm::any_of(op.getMatchingIndexingMap(&init).getResults(), constant))
+      return nullptr;
+  bool any = false;
+  SmallVector<Value> inputs;
+  SmallVector<AffineMap> maps;
+  rewriter.setInsertionPoint(op);
+  for (OpOperand *in : op.getDpsInputOperands()) {
+    AffineMap map = op.getMatchingIndexingMap(in);
+    auto type = dyn_cast<RankedTensorType>(in->get().getType());
+    if (!type || !llvm::any_of(map.getResults(), constant)) {
+      inputs.push_back(in->get());
+      maps.push_back(map);
+      continue;
+    }
+    // Each unit dim joins the group of the loop-indexed dim before it (or
+    // the first one after it).
+    SmallVector<ReassociationIndices> groups;
+    SmallVector<AffineExpr> kept;
+    ReassociationIndices pending;
+    for (auto [i, e] : llvm::enumerate(map.getResults())) {
+      if (constant(e)) {
+        if (type.getDimSize(i) != 1 || cast<AffineConstantExpr>(e).getValue())
+          return nullptr;
+        if (groups.empty())
+          pending.push_back(i);
+        else
+          groups.back().push_back(i);
+        continue;
+      }
+      groups.push_back(pending);
+      pending.clear();
+      groups.back().push_back(i);
+      kept.push_back(e);
+    }
+    SmallVector<int64_t> shape;
+    for (const ReassociationIndices &g : groups) {
+      int64_t size = 1;
+      for (int64_t i : g)
+        size *= type.getDimSize(i);
+      shape.push_back(size);
+    }
+    auto collapsedType = RankedTensorType::get(shape, type.getElementType());
+    inputs.push_back(tensor::CollapseShapeOp::create(
+        rewriter, op.getLoc(), collapsedType, in->get(), groups));
+    maps.push_back(AffineMap::get(map.getNumDims(), 0, kept, op.getContext()));
+    any = true;
+  }
+  if (!any)
+    return op;
+  for (OpOperand &init : op.getDpsInitsMutable())
+    maps.push_back(op.getMatchingIndexingMap(&init));
+  auto rebuilt = linalg::GenericOp::create(
+      rewriter, op.getLoc(), op.getResultTypes(), inputs, op.getDpsInits(),
+      maps, op.getIteratorTypesArray());
+  rewriter.inlineRegionBefore(op.getRegion(), rebuilt.getRegion(),
+                              rebuilt.getRegion().begin());
+  rewriter.replaceOp(op, rebuilt.getResults());
+  return rebuilt;
+}
+
 /// Collapses the reduction loops of `op` into one when there are several
 /// and every operand allows it; returns the op to split (or null).
 linalg::LinalgOp oneReductionLoop(IRRewriter &rewriter, linalg::GenericOp op) {
@@ -60,7 +130,8 @@ linalg::LinalgOp oneReductionLoop(IRRewriter &rewriter, linalg::GenericOp op) {
       return nullptr; // parallel loops between them: not one loop
     group.push_back(d);
   }
-  if (!linalg::areDimSequencesPreserved(op.getIndexingMapsArray(), {group}))
+  if (!(op = dropUnitConstantDims(rewriter, op)) ||
+      !linalg::areDimSequencesPreserved(op.getIndexingMapsArray(), {group}))
     return nullptr;
   rewriter.setInsertionPoint(op);
   FailureOr<linalg::CollapseResult> collapsed =

@@ -115,3 +115,26 @@ func.func @dots(%x: tensor<512x32xf32>, %y: tensor<512x32xf32>, %cols: tensor<32
   } -> tensor<32xf32>
   return %r : tensor<32xf32>
 }
+
+// Layer norm's weight gradient: a column sum over 8x256 rows whose
+// statistics ([8, 256, 1], read at a constant 0) broadcast over the
+// columns. The statistics are collapsed to [8, 256] first, so that the two
+// reduction loops become one (collapsing them with the constant index
+// built an invalid collapse_shape) and the sum is split.
+// CHECK-LABEL: func.func @unit_stats(
+// CHECK: %[[S:.*]] = tensor.collapse_shape %arg1 {{\[}}[0], [1, 2]] : tensor<8x256x1xf32> into tensor<8x256xf32>
+// CHECK: tensor.collapse_shape %[[S]] {{\[}}[0, 1]] : tensor<8x256xf32> into tensor<2048xf32>
+// CHECK: linalg.generic {{.*}} iterator_types = ["parallel", "reduction", "parallel"]} ins({{.*}} : tensor<64x32x1024xf32>, tensor<64x32xf32>)
+#x3 = affine_map<(d0, d1, d2) -> (d0, d1, d2)>
+#s3 = affine_map<(d0, d1, d2) -> (d0, d1, 0)>
+#c3 = affine_map<(d0, d1, d2) -> (d2)>
+func.func @unit_stats(%x: tensor<8x256x1024xf32>, %s: tensor<8x256x1xf32>, %init: tensor<1024xf32>) -> tensor<1024xf32> {
+  %r = linalg.generic {indexing_maps = [#x3, #s3, #c3], iterator_types = ["reduction", "reduction", "parallel"]}
+      ins(%x, %s : tensor<8x256x1024xf32>, tensor<8x256x1xf32>) outs(%init : tensor<1024xf32>) {
+  ^bb0(%a: f32, %b: f32, %acc: f32):
+    %p = arith.mulf %a, %b : f32
+    %t = arith.addf %acc, %p : f32
+    linalg.yield %t : f32
+  } -> tensor<1024xf32>
+  return %r : tensor<1024xf32>
+}
