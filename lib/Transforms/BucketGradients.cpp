@@ -63,10 +63,7 @@ struct BucketGradientsPass
     module.walk([&](comm::AllReduceOp op) {
       done |= op->hasAttr(comm::CommDialect::kBucket);
     });
-    // A world of one averages nothing: its gradients are already the
-    // average, and a bucket would only copy them into one buffer.
-    auto ws = module->getAttrOfType<IntegerAttr>(comm::CommDialect::kWorldSize);
-    if (done || (ws && ws.getInt() == 1))
+    if (done)
       return;
     double cap = 25, first = 1;
     if (auto f = dp.getAs<FloatAttr>("bucket_cap_mb"))
