@@ -44,6 +44,9 @@ def dags(work):
         out.append(("ops-" + test, os.path.join(split, test, member)))
     out.append(("dp-mlp", os.path.join(ROOT, "test", "DataParallel", "Inputs",
                                        "torch2.11-mlp.json")))
+    # Version 2's conv (1-3 spatial axes, groups, padding, dilations, f16,
+    # f64) and pool (max, argmax with ties and NaN, sum, mean, integers).
+    out.append(("window", os.path.join(ROOT, "test", "E2E", "Inputs", "window.json")))
     # Edge cases: an empty slice (kernels over nothing), 0-d values, a sum
     # to a scalar (one-thread kernel), odd sizes (no vector path), an
     # allreduce of f16 on 2 ranks.

@@ -69,6 +69,8 @@ OpClass opClass(Op op) {
     return OpClass::Shape;
   case Op::Take: case Op::ScatterAdd:
     return OpClass::Indexing;
+  case Op::Conv: case Op::Pool:
+    return OpClass::Window;
   case Op::Send: case Op::Recv: case Op::AllReduce:
     return OpClass::Comm;
   default:
@@ -77,7 +79,8 @@ OpClass opClass(Op op) {
 }
 
 std::optional<Reduce> parseReduce(std::string_view name) {
-  constexpr const char *names[] = {"sum", "prod", "max", "min", "mean"};
+  constexpr const char *names[] = {"sum", "prod", "max", "min", "mean",
+                                   "argmax"};
   for (unsigned i = 0; i < std::size(names); ++i)
     if (name == names[i])
       return Reduce(i);

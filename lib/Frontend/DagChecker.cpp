@@ -115,6 +115,13 @@ KeyRule keyRule(Op op) {
   case Op::Concat:
   case Op::Take: case Op::ScatterAdd:
     return {T | K_axis, K_axis};
+  case Op::Conv:
+    return {T | K_stride | K_padding | K_dilation | K_input_dilation |
+                K_groups,
+            0};
+  case Op::Pool:
+    return {T | K_reduce | K_window | K_stride | K_padding,
+            K_reduce | K_window};
   case Op::Send:
     return {T | K_dest | K_tag, K_dest | K_tag};
   case Op::Recv:
@@ -136,6 +143,10 @@ const char *keyName(uint32_t bit) {
   case K_end: return "end"; case K_step: return "step";
   case K_dest: return "dest"; case K_src: return "src";
   case K_tag: return "tag"; case K_reduce: return "reduce";
+  case K_stride: return "stride"; case K_padding: return "padding";
+  case K_dilation: return "dilation";
+  case K_input_dilation: return "input_dilation";
+  case K_groups: return "groups"; case K_window: return "window";
   }
   return "?";
 }
@@ -151,6 +162,7 @@ int arity(Op op) {
   case OpClass::Contraction: return op == Op::Matmul ? 2 : -1;
   case OpClass::Shape: return op == Op::Concat ? -1 : 1;
   case OpClass::Indexing: return op == Op::Take ? 2 : 3;
+  case OpClass::Window: return op == Op::Conv ? 2 : 1;
   case OpClass::Comm: return op == Op::Recv ? 0 : 1;
   }
   return 0;
@@ -182,6 +194,7 @@ private:
   LogicalResult checkState(Program &p);
   LogicalResult normalizeAxis(Program &p, Node &n, int64_t &axis, size_t rank,
                               const char *what);
+  LogicalResult inferWindow(Program &p, Node &n);
 
   MLIRContext *ctx;
   Document &doc;
@@ -310,6 +323,141 @@ LogicalResult Checker::checkShape(Program &p, Node &n,
       return error(p, n) << "'" << what << "' " << shapeText(s)
                          << " is too large (its size overflows 64 bits)";
   }
+  return success();
+}
+
+// conv and pool (dag-format.md, "Convolution and pooling"): per spatial
+// axis a list of k entries (padding: k [lo, hi] pairs), defaults filled in
+// here so that the importer sees every attribute.
+LogicalResult Checker::inferWindow(Program &p, Node &n) {
+  const Node &x = p.nodes[n.args[0]];
+  const char *name = opName(n.op);
+  bool conv = n.op == Op::Conv;
+  if (x.outShape.size() < 3)
+    return error(p, n) << "'" << name << "' x has shape "
+                       << shapeText(x.outShape)
+                       << ": it needs [N, C, D1, ...] (rank >= 3)";
+  size_t k = x.outShape.size() - 2;
+  NodeAttrs &a = n.rare();
+  auto list = [&](std::vector<int64_t> &v, const char *key, int64_t dflt,
+                  int64_t least, bool given) -> LogicalResult {
+    if (!given) {
+      v.assign(k, dflt);
+      return success();
+    }
+    if (v.size() != k)
+      return error(p, n) << "'" << name << "' " << key << " has " << v.size()
+                         << " entries; x has " << k << " spatial axes";
+    for (int64_t e : v)
+      if (e < least)
+        return error(p, n) << "'" << name << "' " << key << " entries must be >= "
+                           << least << ", got " << e;
+    return success();
+  };
+  if (!conv && failed(list(a.window, "window", 1, 1, true)))
+    return failure();
+  if (failed(list(a.stride, "stride", 1, 1, n.has(K_stride))))
+    return failure();
+  if (!n.has(K_stride) && !conv)
+    a.stride = a.window; // pool's default: non-overlapping windows
+  if (!n.has(K_padding))
+    a.padding.assign(2 * k, 0);
+  else if (a.padding.size() != 2 * k)
+    return error(p, n) << "'" << name << "' padding has "
+                       << a.padding.size() / 2 << " [lo, hi] pairs; x has " << k
+                       << " spatial axes";
+  for (int64_t e : a.padding)
+    if (e < 0)
+      return error(p, n) << "'" << name
+                         << "' padding must be non-negative, got " << e;
+  if (failed(list(a.dilation, "dilation", 1, 1, n.has(K_dilation))) ||
+      failed(list(a.inputDilation, "input_dilation", 1, 1,
+                  n.has(K_input_dilation))))
+    return failure();
+
+  // Sizes in 128 bits: a hostile document cannot overflow them.
+  auto tooLarge = [&](__int128 v) { return v > (__int128(1) << 59); };
+  Shape out{x.outShape[0], 0};
+  if (conv) {
+    const Node &w = p.nodes[n.args[1]];
+    if (failed(isFloat(x.outDType) ? success()
+                                   : LogicalResult(error(p, n)
+                                                   << "'conv' takes floats, got "
+                                                   << dtypeName(x.outDType))))
+      return failure();
+    if (w.outDType != x.outDType)
+      return error(p, n) << "'conv' operands have different dtypes ("
+                         << dtypeName(x.outDType) << " and "
+                         << dtypeName(w.outDType) << "); insert a 'cast'";
+    int64_t c = x.outShape[1], g = a.groups;
+    if (w.outShape.size() != x.outShape.size())
+      return error(p, n) << "'conv' w has shape " << shapeText(w.outShape)
+                         << "; x " << shapeText(x.outShape)
+                         << " needs w of rank " << x.outShape.size()
+                         << " ([O, C / groups, K1, ...])";
+    int64_t o = w.outShape[0];
+    if (g < 1 || c % g || o % g)
+      return error(p, n) << "'conv' groups " << g << " must be >= 1 and divide "
+                         << "C (" << c << ") and O (" << o << ")";
+    if (w.outShape[1] != c / g)
+      return error(p, n) << "'conv' w has " << w.outShape[1]
+                         << " input channels per group; x has C = " << c
+                         << " in " << g << " group(s): expected " << c / g;
+    out[1] = o;
+    for (size_t i = 0; i < k; ++i) {
+      __int128 d = x.outShape[2 + i], kk = w.outShape[2 + i];
+      // The padded, dilated axis (an empty axis dilates to nothing).
+      __int128 padded = (d ? (d - 1) * a.inputDilation[i] + 1 : 0) +
+                        a.padding[2 * i] + a.padding[2 * i + 1];
+      __int128 span = padded - (kk - 1) * a.dilation[i] - 1;
+      __int128 e = (span >= 0 ? span / a.stride[i]
+                              : -((-span + a.stride[i] - 1) / a.stride[i])) +
+                   1;
+      if (e < 0 || tooLarge(padded))
+        return error(p, n) << "'conv' kernel (" << int64_t(kk) << ", dilation "
+                           << a.dilation[i] << ") is larger than spatial axis "
+                           << i << " of x (" << int64_t(d)
+                           << ", padded and dilated: " << int64_t(padded) << ")";
+      out.push_back(int64_t(e));
+    }
+  } else {
+    if (n.reduce == Reduce::Prod || n.reduce == Reduce::Min)
+      return error(p, n) << "'pool' takes reduce 'max', 'sum', 'mean' or "
+                            "'argmax'";
+    if (x.outDType == DType::Bool)
+      return error(p, n) << "'pool' does not take bool";
+    if (n.reduce == Reduce::Mean && !isFloat(x.outDType))
+      return error(p, n) << "'pool' mean takes floats, got "
+                         << dtypeName(x.outDType);
+    out[1] = x.outShape[1];
+    for (size_t i = 0; i < k; ++i) {
+      __int128 d = x.outShape[2 + i], lo = a.padding[2 * i],
+               hi = a.padding[2 * i + 1], win = a.window[i];
+      if (d + lo + hi < win)
+        return error(p, n) << "'pool' window " << int64_t(win)
+                           << " is larger than spatial axis " << i << " of x ("
+                           << int64_t(d) << " with padding " << int64_t(lo)
+                           << " + " << int64_t(hi) << ")";
+      int64_t e = int64_t((d + lo + hi - win) / a.stride[i] + 1);
+      // max and argmax ignore padding: every window needs an element of x.
+      bool maxLike = n.reduce == Reduce::Max || n.reduce == Reduce::Argmax;
+      __int128 last = __int128(e - 1) * a.stride[i] - lo;
+      if (maxLike && (lo >= win || last >= d))
+        return error(p, n) << "'pool' " << (n.reduce == Reduce::Max ? "max" : "argmax")
+                           << ": a window of spatial axis " << i
+                           << " covers padding only (window " << int64_t(win)
+                           << ", padding " << int64_t(lo) << " + " << int64_t(hi)
+                           << ", axis " << int64_t(d) << ")";
+      out.push_back(e);
+    }
+  }
+  __int128 elements = 1;
+  for (int64_t d : out)
+    if (tooLarge(elements *= d))
+      return error(p, n) << "'" << name << "' result " << shapeText(out)
+                         << " is too large (its size overflows 64 bits)";
+  n.outShape = out;
+  n.outDType = !conv && n.reduce == Reduce::Argmax ? DType::I64 : x.outDType;
   return success();
 }
 
@@ -739,6 +887,12 @@ LogicalResult Checker::inferNode(Program &p, Node &n) {
     break;
   }
 
+  case Op::Conv:
+  case Op::Pool:
+    if (failed(inferWindow(p, n)))
+      return failure();
+    break;
+
   case Op::Send:
     if (failed(checkPeerAndTag(p, n)))
       return failure();
@@ -750,6 +904,9 @@ LogicalResult Checker::inferNode(Program &p, Node &n) {
       return failure();
     n.outShape = arg(0).outShape;
     n.outDType = arg(0).outDType;
+    if (n.reduce == Reduce::Argmax)
+      return error(p, n) << "allreduce takes 'sum', 'prod', 'max', 'min' or "
+                            "'mean' ('argmax' is pool's)";
     if (n.reduce == Reduce::Mean && failed(needFloat(n.outDType)))
       return failure();
     if (n.outDType == DType::Bool &&

@@ -171,6 +171,12 @@ Value Importer::importNode(const Program &p, const Node &n,
                        check);
     return buildScatterAdd(b, loc, n, args[0], args[1], args[2], check);
   }
+  case OpClass::Window:
+    if (n.op == Op::Conv)
+      return buildConv(b, loc, n, args[0], args[1], argNode(0).outShape,
+                       argNode(1).outShape);
+    return buildPool(b, loc, n, args[0], argNode(0).outShape,
+                     argNode(0).outDType);
   case OpClass::Comm:
     if (n.op == Op::Send) {
       comm::SendOp::create(b, loc, args[0], b.getI64IntegerAttr(n.rare().peer.value),

@@ -62,17 +62,18 @@ private:
   bool readState(od::value v, Program &prog);
   /// Remembers the first use of a version 2 feature: whether it is allowed
   /// depends on "version", which may come anywhere in the document.
-  void noteV2(const Twine &what, Pos pos, bool isOp = false,
-              StringRef node = {}) {
+  void noteV2(const Twine &what, Pos pos, StringRef node = {}) {
     if (!v2Use.what.empty())
       return;
-    v2Use = {what.str(), pos, isOp, programIndex, node.str()};
+    v2Use = {what.str(), pos, programIndex, node.str()};
   }
   bool checkVersion(Document &d);
 
   // Typed readers: on a wrong type they set `err` to what was expected.
   bool getInt(od::value v, int64_t &out);
   template <typename Vec> bool getIntList(od::value v, Vec &out);
+  /// A list of [lo, hi] pairs, flattened.
+  bool getPadding(od::value v, std::vector<int64_t> &out);
   bool getString(od::value v, std::string &out);
   bool getNumber(od::value v, double &out);
   bool getPeer(od::value v, Peer &out);
@@ -89,7 +90,6 @@ private:
   struct V2Use {
     std::string what; // "'state'", "op 'take'", ...
     Pos pos;
-    bool isOp = false;
     int program = -1;
     std::string node;
   } v2Use;
@@ -148,6 +148,24 @@ template <typename Vec> bool Reader::getIntList(od::value v, Vec &out) {
       return false;
     }
     out.push_back(i);
+  }
+  return true;
+}
+
+bool Reader::getPadding(od::value v, std::vector<int64_t> &out) {
+  od::array arr;
+  out.clear();
+  err = "a list of [lo, hi] pairs of integers";
+  if (v.get_array().get(arr))
+    return false;
+  for (auto elem : arr) {
+    od::value e;
+    std::vector<int64_t> pair;
+    if (elem.get(e) || !getIntList(e, pair) || pair.size() != 2) {
+      err = "a list of [lo, hi] pairs of integers";
+      return false;
+    }
+    out.insert(out.end(), pair.begin(), pair.end());
   }
   return true;
 }
@@ -514,7 +532,6 @@ bool Reader::readNode(od::value v, Program &prog, Node &node) {
   Pos problemPos;
   bool sawId = false, sawOp = false;
   std::string v2OpName;
-  bool v2OpSupported = false; // v2OpName is one this compiler implements
   Pos v2OpPos;
   auto note = [&](Pos pos, const Twine &msg) {
     if (problem.empty()) {
@@ -549,16 +566,11 @@ bool Reader::readNode(od::value v, Program &prog, Node &node) {
         node.idName = prog.intern(node.id);
       } else if (auto op = parseOp(s)) {
         node.op = *op;
-        if (opClass(*op) == OpClass::Indexing) { // version 2's
+        if (opClass(*op) == OpClass::Indexing ||
+            opClass(*op) == OpClass::Window) { // version 2's
           v2OpName = s;
           v2OpPos = pos;
-          v2OpSupported = true;
         }
-      } else if (s == "conv" || s == "pool") {
-        // Version 2's indexing, convolution and pooling: refused once the
-        // whole document is read (see checkVersion), naming the op.
-        v2OpName = s;
-        v2OpPos = pos;
       } else {
         note(pos, "unknown op '" + s + "'");
       }
@@ -573,6 +585,10 @@ bool Reader::readNode(od::value v, Program &prog, Node &node) {
                        .Case("end", K_end).Case("step", K_step)
                        .Case("dest", K_dest).Case("src", K_src)
                        .Case("tag", K_tag).Case("reduce", K_reduce)
+                       .Case("stride", K_stride).Case("padding", K_padding)
+                       .Case("dilation", K_dilation)
+                       .Case("input_dilation", K_input_dilation)
+                       .Case("groups", K_groups).Case("window", K_window)
                        .Default(0);
     if (!bit) {
       note(pos, "unknown key '" + k + "'");
@@ -608,6 +624,14 @@ bool Reader::readNode(od::value v, Program &prog, Node &node) {
     case K_end: ok = getIntList(fv, node.rare().end); break;
     case K_step: ok = getIntList(fv, node.rare().step); break;
     case K_axis: ok = getInt(fv, node.axis); break;
+    case K_stride: ok = getIntList(fv, node.rare().stride); break;
+    case K_dilation: ok = getIntList(fv, node.rare().dilation); break;
+    case K_input_dilation:
+      ok = getIntList(fv, node.rare().inputDilation);
+      break;
+    case K_window: ok = getIntList(fv, node.rare().window); break;
+    case K_groups: ok = getInt(fv, node.rare().groups); break;
+    case K_padding: ok = getPadding(fv, node.rare().padding); break;
     case K_spec: ok = getString(fv, node.rare().spec); break;
     case K_dest:
     case K_src: ok = getPeer(fv, node.rare().peer); break;
@@ -642,7 +666,7 @@ bool Reader::readNode(od::value v, Program &prog, Node &node) {
           node.reduce = *r;
         } else {
           note(pos, "unknown reduction '" + s +
-                        "' (expected sum, prod, max, min or mean)");
+                        "' (expected sum, prod, max, min, mean or argmax)");
           continue;
         }
       }
@@ -662,10 +686,8 @@ bool Reader::readNode(od::value v, Program &prog, Node &node) {
     return fail(problemPos, problem, &prog, sawId ? StringRef(node.id) : "");
   if (!v2OpName.empty()) {
     // (Once the node is read: its id may come after its op.)
-    noteV2("op '" + v2OpName + "'", v2OpPos, /*isOp=*/!v2OpSupported,
-           node.id);
+    noteV2("op '" + v2OpName + "'", v2OpPos, node.id);
     v2OpName.clear();
-    v2OpSupported = false;
   }
   return true;
 }
@@ -887,11 +909,6 @@ bool Reader::checkVersion(Document &d) {
     return fail(v2Use.pos,
                 v2Use.what + " needs \"version\": 2 (this document is "
                              "version 1)",
-                prog, v2Use.node);
-  if (v2Use.isOp)
-    return fail(v2Use.pos,
-                v2Use.what + " (version 2) is not supported by this "
-                             "compiler yet",
                 prog, v2Use.node);
   return true;
 }

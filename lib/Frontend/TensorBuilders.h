@@ -72,6 +72,15 @@ mlir::Value buildScatterAdd(mlir::OpBuilder &b, mlir::Location loc,
                             mlir::Value indices, mlir::Value updates,
                             int32_t check);
 
+// Convolution and pooling (WindowBuilders.cpp).
+mlir::Value buildConv(mlir::OpBuilder &b, mlir::Location loc, const Node &n,
+                      mlir::Value x, mlir::Value w,
+                      llvm::ArrayRef<int64_t> xShape,
+                      llvm::ArrayRef<int64_t> wShape);
+mlir::Value buildPool(mlir::OpBuilder &b, mlir::Location loc, const Node &n,
+                      mlir::Value x, llvm::ArrayRef<int64_t> xShape,
+                      DType xType);
+
 } // namespace rankc::dag
 
 #endif // RANKC_LIB_FRONTEND_TENSORBUILDERS_H

@@ -78,7 +78,82 @@ def dtype_of(node, args, types):
     t = types[args[0]]
     if op in ("sum", "prod") and t in ("bool", "i8", "i32"):
         return "i64"
+    if op == "pool" and node["reduce"] == "argmax":
+        return "i64"
     return t
+
+
+def conv(x, w, node):
+    """dag-format.md's conv, by its definition: dilate and pad x, then for
+    each kernel offset add the strided window times the kernel's element."""
+    k = x.ndim - 2
+    stride = node.get("stride", [1] * k)
+    dil = node.get("dilation", [1] * k)
+    idil = node.get("input_dilation", [1] * k)
+    pad = node.get("padding", [[0, 0]] * k)
+    g = node.get("groups", 1)
+    n, c = x.shape[:2]
+    o = w.shape[0]
+    size = [((d - 1) * s + 1 if d else 0) + lo + hi
+            for d, s, (lo, hi) in zip(x.shape[2:], idil, pad)]
+    xp = np.zeros((n, c, *size), dtype=np.float64)
+    xp[(slice(None), slice(None)) + tuple(
+        slice(lo, lo + (d - 1) * s + 1, s) for d, s, (lo, _) in zip(x.shape[2:], idil, pad))] = x
+    out_sp = [(p - (kk - 1) * dl - 1) // st + 1 for p, kk, dl, st in zip(size, w.shape[2:], dil, stride)]
+    out = np.zeros((n, o, *out_sp), dtype=np.float64)
+    cg, og = c // g, o // g
+    for off in np.ndindex(*w.shape[2:]):
+        win = xp[(slice(None), slice(None)) + tuple(
+            slice(kk * dl, kk * dl + (e - 1) * st + 1, st) if e > 0 else slice(0, 0)
+            for kk, dl, e, st in zip(off, dil, out_sp, stride))]
+        for gi in range(g):
+            xs = win[:, gi * cg:(gi + 1) * cg]
+            ws = w[(slice(gi * og, (gi + 1) * og), slice(None)) + off]
+            out[:, gi * og:(gi + 1) * og] += np.einsum("nc...,oc->no...", xs, ws)
+    return out
+
+
+def pool(x, node):
+    """dag-format.md's pool: windows over the spatial axes; max and argmax
+    see only x's elements (NaN wins, the first maximum wins), sum and mean
+    count padding as zero (mean divides by the window's size)."""
+    k = x.ndim - 2
+    win = node["window"]
+    stride = node.get("stride", win)
+    pad = node.get("padding", [[0, 0]] * k)
+    red = node["reduce"]
+    sp = x.shape[2:]
+    out_sp = [(d + lo + hi - wn) // st + 1 for d, (lo, hi), wn, st in zip(sp, pad, win, stride)]
+    n, c = x.shape[:2]
+    val = np.zeros((n, c, *out_sp), dtype=np.float64 if red in ("sum", "mean") and x.dtype.kind == "f" else x.dtype)
+    idx = np.full((n, c, *out_sp), -1, dtype=np.int64)
+    for e in np.ndindex(*out_sp):
+        best = idx_best = None
+        total = 0
+        for off in np.ndindex(*win):
+            at = [ei * st + o - lo for ei, st, o, (lo, _) in zip(e, stride, off, pad)]
+            if not all(0 <= a < d for a, d in zip(at, sp)):
+                continue
+            v = x[(slice(None), slice(None)) + tuple(at)]
+            flat = int(np.ravel_multi_index(at, sp))
+            if red in ("sum", "mean"):
+                total = total + v.astype(val.dtype)
+                continue
+            if best is None:
+                best, idx_best = v.copy(), np.full(v.shape, flat, dtype=np.int64)
+                continue
+            if x.dtype.kind == "f":
+                take = (v > best) | (np.isnan(v) & ~np.isnan(best))
+            else:
+                take = v > best
+            best = np.where(take, v, best)
+            idx_best = np.where(take, flat, idx_best)
+        sl = (slice(None), slice(None)) + e
+        if red in ("sum", "mean"):
+            val[sl] = total / (np.prod(win) if red == "mean" else 1)
+        else:
+            val[sl], idx[sl] = best, idx_best
+    return idx if red == "argmax" else val
 
 
 def compute(node, vals, types, dtype):
@@ -142,6 +217,13 @@ def compute(node, vals, types, dtype):
         return np.concatenate(a, axis=node["axis"])
     if op == "take":
         return np.take(a[0], a[1], axis=node["axis"])
+    if op == "conv":
+        return fix(conv(wide(a[0], at[0]).astype(np.float64), wide(a[1], at[1]).astype(np.float64),
+                        node), dtype)
+    if op == "pool":
+        x = wide(a[0], at[0])
+        r = pool(x, node)
+        return r if node["reduce"] == "argmax" else fix(r, dtype)
     if op == "scatter_add":
         axis = node["axis"] % a[0].ndim
         r = wide(a[0], at[0]).copy()

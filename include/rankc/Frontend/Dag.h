@@ -49,6 +49,7 @@ bool isInteger(DType t); // i8 i32 i64 (not bool)
   X(Reshape, "reshape") X(Transpose, "transpose")                              \
   X(BroadcastTo, "broadcast_to") X(Slice, "slice") X(Concat, "concat")         \
   X(Take, "take") X(ScatterAdd, "scatter_add")                                 \
+  X(Conv, "conv") X(Pool, "pool")                                              \
   X(Send, "send") X(Recv, "recv") X(AllReduce, "allreduce")
 
 enum class Op : uint8_t {
@@ -62,11 +63,12 @@ const char *opName(Op op);
 
 enum class OpClass : uint8_t {
   Leaf, Unary, Binary, Compare, Logical, Where, Contraction, Reduction,
-  Shape, Indexing, Comm
+  Shape, Indexing, Window, Comm
 };
 OpClass opClass(Op op);
 
-enum class Reduce : uint8_t { Sum, Prod, Max, Min, Mean };
+/// Argmax: pool's only (the others: reductions and allreduces too).
+enum class Reduce : uint8_t { Sum, Prod, Max, Min, Mean, Argmax };
 std::optional<Reduce> parseReduce(std::string_view name);
 
 /// A peer: an absolute rank, or an offset from the executing rank.
@@ -99,6 +101,10 @@ struct NodeAttrs {
   ConstantValue value;
   std::vector<int64_t> axes, perm, begin, end, step;
   std::string spec;
+  // conv and pool: one entry per spatial axis (padding: lo, hi pairs,
+  // flattened); empty where the document left the default.
+  std::vector<int64_t> stride, padding, dilation, inputDilation, window;
+  int64_t groups = 1;
 };
 
 /// Which optional keys a node wrote (so that "absent" and "default" differ).
@@ -107,6 +113,8 @@ enum NodeKey : uint32_t {
   K_axis = 1u << 4, K_axes = 1u << 5, K_keepdims = 1u << 6, K_spec = 1u << 7,
   K_perm = 1u << 8, K_begin = 1u << 9, K_end = 1u << 10, K_step = 1u << 11,
   K_dest = 1u << 12, K_src = 1u << 13, K_tag = 1u << 14, K_reduce = 1u << 15,
+  K_stride = 1u << 16, K_padding = 1u << 17, K_dilation = 1u << 18,
+  K_input_dilation = 1u << 19, K_groups = 1u << 20, K_window = 1u << 21,
 };
 
 /// Source position of something in the document (1-based), for diagnostics.
