@@ -19,6 +19,7 @@
 
 void rankc::buildRankcPipeline(mlir::OpPassManager &pm, bool bulkSynchronous) {
   pm.addPass(createCommVerifyRanks());
+  pm.addPass(createRankcFoldTransposes());
   pm.addPass(createCommBucketGradients());
   pm.addPass(createCommApplyOptimizer());
   pm.addPass(createCommPartition(CommPartitionOptions{!bulkSynchronous}));

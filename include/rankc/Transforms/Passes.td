@@ -95,6 +95,20 @@ def CommApplyOptimizer : Pass<"comm-apply-optimizer", "mlir::ModuleOp"> {
                            "mlir::tensor::TensorDialect"];
 }
 
+def RankcFoldTransposes : Pass<"rankc-fold-transposes", "mlir::ModuleOp"> {
+  let summary = "Fold transposes of transposes (upstream's linalg.transpose patterns)";
+  let description = [{
+    An exported training step's backward transposes the forward's
+    transposed weights back: `t(t(W))` is `W`. Left in, the forward part
+    materializes `W^T` for the backward part (partitioning puts the two
+    transposes in different functions) instead of the GEMM reading `W`
+    transposed. Applies linalg.transpose's canonicalization patterns and
+    folds only (no constant hoisting: printed modules stay in document
+    order), before the program is partitioned.
+  }];
+  let dependentDialects = ["mlir::linalg::LinalgDialect"];
+}
+
 def CommAssignMpiTags : Pass<"comm-assign-mpi-tags", "mlir::ModuleOp"> {
   let summary = "Give every send and receive the MPI tag it travels with";
   let description = [{
