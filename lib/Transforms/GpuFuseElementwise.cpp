@@ -49,13 +49,44 @@ bool movesOnly(Operation *op) {
   return arg && arg.getArgNumber() < generic.getNumDpsInputs();
 }
 
+/// Whether `consumer`, a GEMM, stays one once the data movement that
+/// defines `fused` is folded into it: a transpose whose permuted read
+/// splits the reduced dimensions apart (dW = sum over batch and sequence of
+/// dY^T X, with dY stored [batch, d, seq]) would turn it into a generated
+/// kernel that reduces thousands of elements per thread. Tried on an
+/// unlinked clone with the fused operand and map, as the fusion would make.
+bool staysGemm(linalg::GenericOp consumer, OpOperand *fused,
+               linalg::GenericOp mover) {
+  if (failed(rankc::asGemm(consumer)))
+    return true; // not a GEMM anyway: nothing to keep
+  AffineMap out = mover.getIndexingMapsArray().back();
+  AffineMap in = mover.getIndexingMapsArray().front();
+  if (!out.isPermutation())
+    return false;
+  // Consumer loops -> the mover's result -> its loops -> its input.
+  AffineMap through = in.compose(inversePermutation(out))
+                          .compose(consumer.getMatchingIndexingMap(fused));
+  Operation *trial = consumer->clone();
+  auto clone = cast<linalg::GenericOp>(trial);
+  unsigned index = fused->getOperandNumber();
+  trial->setOperand(index, mover.getDpsInputOperand(0)->get());
+  SmallVector<AffineMap> maps = clone.getIndexingMapsArray();
+  maps[index] = through;
+  clone.setIndexingMapsAttr(
+      Builder(consumer.getContext()).getAffineMapArrayAttr(maps));
+  bool gemm = succeeded(rankc::asGemm(clone));
+  trial->destroy();
+  return gemm;
+}
+
 bool shouldFuse(OpOperand *fused) {
   Operation *producer = fused->get().getDefiningOp();
   if (!producer)
     return false;
   auto consumer = dyn_cast<linalg::GenericOp>(fused->getOwner());
   if (consumer && linalg::isaContractionOpInterface(consumer))
-    return movesOnly(producer);
+    return movesOnly(producer) &&
+           staysGemm(consumer, fused, cast<linalg::GenericOp>(producer));
   return producer->hasOneUse();
 }
 

@@ -69,3 +69,27 @@ func.func @chain(%a: tensor<64xf32>, %b: tensor<64xf32>) -> tensor<64xf32> {
   } -> tensor<64xf32>
   return %p : tensor<64xf32>
 }
+
+// A transpose folds into a GEMM only where the GEMM stays one: dW[j, k] =
+// sum over b, t of dY[b, t, j] X[b, t, k] with dY given as [b, j, t]
+// transposed to [b, t, j]. Read through the permuted map, the reduced b
+// and t would not be adjacent in dY: no GEMM (a kernel that reduces 2048
+// elements per thread). The transpose stays, and the GEMM reads its result.
+// CHECK-LABEL: func.func @split_k
+// CHECK: %[[T:.*]] = linalg.generic {{.*}} ins(%arg0 : tensor<8x16x4xf32>) outs(%{{.*}} : tensor<8x4x16xf32>)
+// CHECK: linalg.generic {{.*}} iterator_types = ["parallel", "parallel", "reduction", "reduction"]} ins(%[[T]], %arg1 : tensor<8x4x16xf32>, tensor<8x4x32xf32>)
+func.func @split_k(%dy: tensor<8x16x4xf32>, %x: tensor<8x4x32xf32>) -> tensor<16x32xf32> {
+  %e = tensor.empty() : tensor<8x4x16xf32>
+  %t = linalg.transpose ins(%dy : tensor<8x16x4xf32>) outs(%e : tensor<8x4x16xf32>) permutation = [0, 2, 1]
+  %zero = arith.constant 0.0 : f32
+  %e2 = tensor.empty() : tensor<16x32xf32>
+  %acc = linalg.fill ins(%zero : f32) outs(%e2 : tensor<16x32xf32>) -> tensor<16x32xf32>
+  %r = linalg.generic {indexing_maps = [affine_map<(j, k, b, s) -> (b, s, j)>, affine_map<(j, k, b, s) -> (b, s, k)>, affine_map<(j, k, b, s) -> (j, k)>], iterator_types = ["parallel", "parallel", "reduction", "reduction"]}
+      ins(%t, %x : tensor<8x4x16xf32>, tensor<8x4x32xf32>) outs(%acc : tensor<16x32xf32>) {
+  ^bb0(%a: f32, %b: f32, %o: f32):
+    %m = arith.mulf %a, %b : f32
+    %s = arith.addf %o, %m : f32
+    linalg.yield %s : f32
+  } -> tensor<16x32xf32>
+  return %r : tensor<16x32xf32>
+}
