@@ -63,7 +63,10 @@ struct BucketGradientsPass
     module.walk([&](comm::AllReduceOp op) {
       done |= op->hasAttr(comm::CommDialect::kBucket);
     });
-    if (done)
+    // A world of one averages nothing: its gradients are already the
+    // average, and a bucket would only copy them into one buffer.
+    auto ws = module->getAttrOfType<IntegerAttr>(comm::CommDialect::kWorldSize);
+    if (done || (ws && ws.getInt() == 1))
       return;
     double cap = 25, first = 1;
     if (auto f = dp.getAs<FloatAttr>("bucket_cap_mb"))
