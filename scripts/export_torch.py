@@ -16,14 +16,35 @@ output. Works with Debian's python3-torch (1.13) and current PyTorch.
          [--nesterov] [--weight-decay W] [--betas B1,B2] [--eps E]]
         [--freeze PARAM]...
 
+    doc = export_step(model, (x,), lambda y, t: F.cross_entropy(y, t),
+                      targets=(labels,), world_size=2)
+
+The loss is loss_fn(model(*inputs), *targets); the inputs are `input0`,
+... and the targets `target0`, ... (export_torch.save_inputs writes both,
+with the parameters and carried buffers, per rank).
+
 With an optimizer (a dict as dag-format.md's `optimizer`, or a
 torch.optim.SGD/Adam/AdamW whose settings are copied) the document is
 version 2 and trains under `launch --steps N`: every parameter is updated
 after each step. Parameters with requires_grad=False (or --freeze) are not
 parameters of the step: they become `input` nodes (values supplied like the
 batch's) with no gradient, so DDP's averaging and the optimizer skip them.
+A parameter shared by several modules (a head tied to its embedding) is one
+`param` whose gradient sums every use. Buffers the step writes (batch
+norm's running statistics, in training mode) are inputs carried as
+`state` and written after the last step under their names; the other
+buffers and the tensors the model or the loss captures become `constant`
+nodes (at most MAX_CONSTANT elements each: larger ones must be inputs).
+Parameter and buffer ids are their PyTorch names, with a leading '_' where
+the name does not start with a letter (nn.Sequential's `0.weight` is
+`_0.weight`: dag_id()).
 
-Operators without a translation stop the export with a message naming them.
+The operators: export_torch.py's own (elementwise, matmuls, layer norm,
+softmax, GELU) and export_torch_ops.py's (losses, shapes, embeddings,
+convolution, pooling, batch and group norm, with their backward).
+Operators without a translation stop the export with one message listing
+every one of them and the module each comes from; dropout in training mode
+is refused (the DAG has no random numbers).
 """
 import argparse
 import json
@@ -32,6 +53,8 @@ import sys
 import torch
 from torch.fx.experimental.proxy_tensor import make_fx
 from torch.fx.passes.shape_prop import ShapeProp, TensorMetadata
+
+from export_torch_ops import Ops, Unsupported
 
 try:
     from torch.func import functional_call
@@ -43,15 +66,18 @@ DTYPES = {torch.float32: "f32", torch.float64: "f64", torch.float16: "f16",
           torch.int8: "i8", torch.bool: "bool"}
 
 
-class Unsupported(Exception):
-    pass
-
-
-class Exporter:
+class Exporter(Ops):
     def __init__(self):
         self.nodes = []
         self.ids = {}  # fx node -> DAG node id (aliases map to their source)
         self.count = 0
+        self.updates = {}  # buffer placeholder -> its new value (batch norm)
+
+    @staticmethod
+    def dtype_name(dt):
+        if dt not in DTYPES:
+            raise Unsupported(f"tensors of {dt}")
+        return DTYPES[dt]
 
     def add(self, op, args=(), **attrs):
         self.count += 1
@@ -76,11 +102,18 @@ class Exporter:
         a = n.args
         if name == "getitem":  # one result of a multi-result op
             return self.ids[a[0]][a[1]]
+        op, _, overload = name.partition(".")
+        if op.endswith("_") and op not in ("fill_", "copy_"):
+            # In place (add_, mul_, ...): the value is the out-of-place op's;
+            # export_step makes later reads of the operand see it.
+            name = op[:-1] + "." + overload
         meta = n.meta["tensor_meta"]
         if not isinstance(meta, TensorMetadata):  # several results
-            return self.translate_multi(name, a, [DTYPES[m.dtype] for m in meta
-                                                  if isinstance(m, TensorMetadata)])
-        shape, dtype = list(meta.shape), DTYPES[meta.dtype]
+            # (Results of dtypes the DAG lacks, such as batch norm's uint8
+            # workspace in PyTorch 1.13, are never read.)
+            return self.translate_multi(name, a, [DTYPES.get(m.dtype) for m in meta
+                                                  if isinstance(m, TensorMetadata)], n)
+        shape, dtype = list(meta.shape), self.dtype_name(meta.dtype)
         A = lambda i: self.arg(a[i], dtype)
         if name == "_softmax.default":
             # exp(x - max) / sum(exp(x - max)) along the axis
@@ -107,7 +140,7 @@ class Exporter:
                                    self.constant(0.3989422804014327, dtype)])
             d = self.add("add", [self._gelu_cdf(x, dtype), self.add("mul", [x, pdf])])
             return self.add("mul", [g, d])
-        if name in ("detach.default", "alias.default", "clone.default", "_to_copy.default"):
+        if name in ("detach.default", "alias.default", "clone.default"):
             return self.ids[a[0]]
         if name in ("t.default",):
             return self.add("transpose", [A(0)], perm=[1, 0])
@@ -164,6 +197,9 @@ class Exporter:
             cond = self.add("gt", [self.ids[a[1]], thr])
             zero = self.constant(0.0, dtype)
             return self.add("where", [cond, self.ids[a[0]], zero])
+        more = self.translate_more(name, n, a, shape, dtype)
+        if more is not None:
+            return more
         if name == "tanh_backward.default":
             # grad * (1 - y^2)
             one = self.constant(1.0, dtype)
@@ -178,8 +214,11 @@ class Exporter:
         return self.add("mul", [self.add("add", [e, self.constant(1.0, dtype)]),
                                 self.constant(0.5, dtype)])
 
-    def translate_multi(self, name, a, dtypes):
+    def translate_multi(self, name, a, dtypes, n=None):
         """Ops with several results: a list of DAG ids, read by getitem."""
+        more = self.translate_more(name, n, a, None, dtypes)
+        if more is not None:
+            return more
         dtype = dtypes[0]
         c = lambda v: self.constant(v, dtype)
         if name == "native_layer_norm.default":
@@ -212,10 +251,6 @@ class Exporter:
             return [dx, dw, db]
         raise Unsupported(f"aten.{name}")
 
-    def shape_of(self, node):
-        return list(node.meta["tensor_meta"].shape)
-
-
 def optimizer_settings(optimizer):
     """dag-format.md's `optimizer` from a dict or a torch.optim optimizer
     (its first parameter group's settings; the DAG has one group)."""
@@ -239,51 +274,173 @@ def optimizer_settings(optimizer):
     return out
 
 
+def dag_id(name):
+    """A parameter's or buffer's DAG id (and input file name): its PyTorch
+    name where that is a valid id, else with a leading '_' (nn.Sequential's
+    '0.weight' is '_0.weight')."""
+    import re
+    name = re.sub(r"[^A-Za-z0-9_.:-]", "_", name)
+    return name if re.match(r"[A-Za-z_]", name) else "_" + name
+
+
+# Captured tensors (get_attr constants of the traced step) up to this many
+# elements become `constant` nodes; larger ones are refused (pass them as
+# inputs of the model instead).
+MAX_CONSTANT = 1 << 16
+
+
+class _ModulePaths:
+    """Labels every fx node made while a submodule's forward runs with that
+    module's path (PyTorch 1.13's make_fx records none), for messages."""
+
+    def __init__(self, model):
+        self.model, self.stack, self.hooks = model, [], []
+        # (functional_call swaps in subclasses: keep the classes' own names)
+        self.kinds = {path: type(m).__name__ for path, m in model.named_modules()}
+
+    def __enter__(self):
+        for path, mod in self.model.named_modules():
+            self.hooks.append(mod.register_forward_pre_hook(self.enter(path)))
+            self.hooks.append(mod.register_forward_hook(self.leave))
+        self.create = torch.fx.Graph.create_node
+        paths = self
+
+        def create_node(graph, *args, **kwargs):
+            node = paths.create(graph, *args, **kwargs)
+            node.meta["rankc_module"] = paths.stack[-1] if paths.stack else None
+            return node
+        torch.fx.Graph.create_node = create_node
+        return self
+
+    def enter(self, path):
+        def hook(module, inputs):
+            kind = self.kinds.get(path, type(module).__name__)
+            self.stack.append(f"module '{path}' ({kind})" if path
+                              else f"the model's forward ({kind})")
+        return hook
+
+    def leave(self, module, inputs, output):
+        self.stack.pop()
+
+    def __exit__(self, *exc):
+        torch.fx.Graph.create_node = self.create
+        for h in self.hooks:
+            h.remove()
+
+
 def export_step(model, inputs, loss_fn, world_size=1, bucket_cap_mb=25,
-                first_bucket_cap_mb=1, order="ready", optimizer=None):
-    """The DAG of one training step of `model` on `inputs` (a tuple); with
-    `optimizer`, the step also updates the parameters (version 2)."""
+                first_bucket_cap_mb=1, order="ready", optimizer=None, targets=()):
+    """The DAG of one training step of `model` on `inputs` (a tuple): the
+    loss is loss_fn(model(*inputs), *targets), and `targets` (a tuple) are
+    inputs of the step too (`target0`, ...). With `optimizer`, the step also
+    updates the parameters (version 2). Buffers the step updates (batch
+    norm's running statistics) are inputs carried as `state` (version 2);
+    other buffers and captured tensors become `constant` nodes."""
+    targets = tuple(targets)
     named = list(model.named_parameters())
+    # Every name of each parameter (tied weights have several): all get the
+    # parameter's one placeholder.
+    aliases = {}
+    for path, mod in model.named_modules(remove_duplicate=False):
+        for pname, p in mod._parameters.items():
+            if p is not None:
+                alias = f"{path}.{pname}" if path else pname
+                if alias not in aliases.setdefault(id(p), []):
+                    aliases[id(p)].append(alias)
     names = [n for n, p in named if p.requires_grad]
     frozen = [n for n, p in named if not p.requires_grad]
     params = [p.detach().clone().requires_grad_() for _, p in named if p.requires_grad]
     fixed = [p.detach().clone() for _, p in named if not p.requires_grad]
+    buffers = list(model.named_buffers())
+    bufs = [b.detach().clone() for _, b in buffers]
+    by_name = dict(named)
+    ni, nt, np_, nf = len(inputs), len(targets), len(params), len(fixed)
 
     def step(*args):
-        xs = args[:len(inputs)]
-        ps = args[len(inputs):len(inputs) + len(params)]
-        fs = args[len(inputs) + len(params):]
-        out = functional_call(model, {**dict(zip(names, ps)), **dict(zip(frozen, fs))},
-                              tuple(xs))
-        loss = loss_fn(out)
+        xs, ts = args[:ni], args[ni:ni + nt]
+        ps = args[ni + nt:ni + nt + np_]
+        fs = args[ni + nt + np_:ni + nt + np_ + nf]
+        bs = args[ni + nt + np_ + nf:]
+        values = {}
+        for name, v in list(zip(names, ps)) + list(zip(frozen, fs)):
+            for alias in aliases[id(by_name[name])]:
+                values[alias] = v
+        values.update(zip([b for b, _ in buffers], bs))
+        out = functional_call(model, values, tuple(xs))
+        loss = loss_fn(out, *ts)
         return (loss, *torch.autograd.grad(loss, ps))
 
-    gm = make_fx(step)(*inputs, *params, *fixed)
-    ShapeProp(gm).propagate(*inputs, *params, *fixed)
+    args = (*inputs, *targets, *params, *fixed, *bufs)
+    with _ModulePaths(model):
+        gm = make_fx(step)(*args)
+    ShapeProp(gm).propagate(*args)
     ex = Exporter()
     placeholders = [n for n in gm.graph.nodes if n.op == "placeholder"]
-    unsupported = set()
-    # Parameters first, in registration order, then the inputs, then the
-    # frozen parameters (inputs named after them).
-    for i, n in enumerate(placeholders[len(inputs):len(inputs) + len(params)]):
+    groups = {"input": placeholders[:ni], "target": placeholders[ni:ni + nt],
+              "param": placeholders[ni + nt:ni + nt + np_],
+              "frozen": placeholders[ni + nt + np_:ni + nt + np_ + nf],
+              "buffer": placeholders[ni + nt + np_ + nf:]}
+    unsupported = {}
+
+    def refuse(what, node):
+        where = node.meta.get("rankc_module") if node is not None else None
+        unsupported.setdefault(what, set()).add(where or "the backward pass or the loss")
+
+    def leaf(op, nid, n):
         meta = n.meta["tensor_meta"]
-        ex.nodes.append({"id": names[i], "op": "param", "shape": list(meta.shape),
-                         "dtype": DTYPES[meta.dtype]})
-        ex.ids[n] = names[i]
-    for i, n in enumerate(placeholders[:len(inputs)]):
-        meta = n.meta["tensor_meta"]
-        nid = f"input{i}"
-        ex.nodes.append({"id": nid, "op": "input", "shape": list(meta.shape),
-                         "dtype": DTYPES[meta.dtype]})
+        try:
+            dt = ex.dtype_name(meta.dtype)
+        except Unsupported as e:
+            refuse(f"{nid}: {e}", None)
+            dt = "f32"
+        ex.nodes.append({"id": nid, "op": op, "shape": list(meta.shape), "dtype": dt})
         ex.ids[n] = nid
-    for i, n in enumerate(placeholders[len(inputs) + len(params):]):
-        meta = n.meta["tensor_meta"]
-        ex.nodes.append({"id": frozen[i], "op": "input", "shape": list(meta.shape),
-                         "dtype": DTYPES[meta.dtype]})
-        ex.ids[n] = frozen[i]
+
+    # Parameters first, in registration order, then the inputs, the targets,
+    # the frozen parameters (inputs named after them) and the buffers.
+    for i, n in enumerate(groups["param"]):
+        leaf("param", dag_id(names[i]), n)
+    for i, n in enumerate(groups["input"]):
+        leaf("input", f"input{i}", n)
+    for i, n in enumerate(groups["target"]):
+        leaf("input", f"target{i}", n)
+    for i, n in enumerate(groups["frozen"]):
+        leaf("input", dag_id(frozen[i]), n)
+    for i, n in enumerate(groups["buffer"]):
+        leaf("input", dag_id(buffers[i][0]), n)
+    buffer_of = {n: dag_id(buffers[i][0]) for i, n in enumerate(groups["buffer"])}
+    # Only what the results need: a traced step also holds dead values (the
+    # uint8 workspace PyTorch 1.13 allocates for batch norm).
+    # In-place writes of buffers (num_batches_tracked += 1) are results too.
+    writes = [n for n in gm.graph.nodes if n.op == "call_function" and n.args and
+              n.args[0] in groups["buffer"] and
+              getattr(n.target, "__name__", "").split(".")[0].endswith("_")]
+    live, todo = set(), [n for n in gm.graph.nodes if n.op == "output"] + writes
+    while todo:
+        n = todo.pop()
+        if n not in live:
+            live.add(n)
+            todo.extend(n.all_input_nodes)
     outputs = {}
     for n in gm.graph.nodes:
-        if n.op == "call_function":
+        if n not in live:
+            continue
+        if n.op == "get_attr":
+            value = getattr(gm, n.target)
+            if value.numel() > MAX_CONSTANT:
+                refuse(f"a captured tensor of {value.numel()} elements (at most "
+                       f"{MAX_CONSTANT} become constants: make it an input)", n)
+                continue
+            try:
+                dt = ex.dtype_name(value.dtype)
+            except Unsupported as e:
+                refuse(str(e), n)
+                continue
+            ex.ids[n] = ex.add("constant", value=value.tolist(), dtype=dt,
+                               shape=list(value.shape))
+            if not value.shape:
+                ex.nodes[-1].pop("shape")
+        elif n.op == "call_function":
             # Past an unsupported operator, its users cannot be translated
             # either: go on only to collect every unsupported name.
             missing = []
@@ -294,15 +451,41 @@ def export_step(model, inputs, loss_fn, world_size=1, bucket_cap_mb=25,
             try:
                 ex.ids[n] = ex.translate(n)
             except Unsupported as e:
-                unsupported.add(str(e))
+                refuse(str(e), n)
+                # A stand-in result, so that the operators after it are
+                # still checked: every unsupported one is reported at once.
+                meta = n.meta.get("tensor_meta")
+                ex.ids[n] = ["?"] * len(meta) if isinstance(meta, (list, tuple)) else "?"
+                continue
+            name = getattr(n.target, "__name__", "")
+            if name.split(".")[0].endswith("_") and n.args and \
+                    isinstance(n.args[0], torch.fx.Node):
+                # In place: later reads of the operand see the new value.
+                ex.ids[n.args[0]] = ex.ids[n]
+                if n.args[0] in buffer_of:
+                    ex.updates[n.args[0]] = ex.ids[n]
         elif n.op == "output":
             results = n.args[0]
             if unsupported:
-                raise SystemExit("error: export_torch: unsupported operators: " +
-                                 ", ".join(sorted(unsupported)))
+                lines = [f"  {what} (in {'; '.join(sorted(w))})"
+                         for what, w in sorted(unsupported.items())]
+                raise SystemExit("error: export_torch: unsupported operators:\n" +
+                                 "\n".join(lines))
             outputs["loss"] = ex.ids[results[0]]
             for name, g in zip(names, results[1:]):
-                outputs["grad." + name] = {"node": ex.ids[g], "grad_of": name}
+                outputs["grad." + name] = {"node": ex.ids[g], "grad_of": dag_id(name)}
+    # Buffers the step wrote (running statistics) are carried to the next
+    # step; the others are constants of the step.
+    state = {}
+    for n, nid in buffer_of.items():
+        if n in ex.updates:
+            outputs[nid] = ex.updates[n]
+            state[nid] = nid
+        else:
+            node = next(x for x in ex.nodes if x["id"] == nid)
+            value = bufs[groups["buffer"].index(n)]
+            node.update(op="constant", value=value.tolist())
+            node.pop("shape") if not value.shape else None
     for node in ex.nodes:  # args: [] reads better omitted for leaves
         if not node.get("args"):
             node.pop("args", None)
@@ -311,23 +494,32 @@ def export_step(model, inputs, loss_fn, world_size=1, bucket_cap_mb=25,
     settings = optimizer_settings(optimizer)
     if settings is not None:
         dp["optimizer"] = settings
-    return {"format": "rankc-dag", "version": 1 if settings is None else 2,
-            "world_size": world_size, "data_parallel": dp,
-            "programs": [{"ranks": "all", "nodes": ex.nodes, "outputs": outputs}]}
+    program = {"ranks": "all", "nodes": ex.nodes, "outputs": outputs}
+    if state:
+        program["state"] = state
+    v2 = settings is not None or state or any(
+        node["op"] in ("take", "scatter_add", "conv", "pool") for node in ex.nodes)
+    return {"format": "rankc-dag", "version": 2 if v2 else 1,
+            "world_size": world_size, "data_parallel": dp, "programs": [program]}
 
 
-def save_inputs(folder, model, batches):
+def save_inputs(folder, model, batches, targets=None):
     """Writes what `launch --inputs FOLDER` reads for a document of
     export_step: on every rank r, each parameter (frozen ones too: they are
-    inputs) as FOLDER/rank<r>/<name>.npy, and batches[r] as input0.npy."""
+    inputs) and each buffer the step carries as FOLDER/rank<r>/<name>.npy,
+    batches[r] as input0.npy (a tuple: input0, input1, ...) and targets[r]
+    (a tuple) as target0.npy, ..."""
     import numpy as np
     import os
     for r, batch in enumerate(batches):
         d = os.path.join(folder, f"rank{r}")
         os.makedirs(d, exist_ok=True)
-        for name, p in model.named_parameters():
-            np.save(os.path.join(d, name + ".npy"), p.detach().numpy())
-        np.save(os.path.join(d, "input0.npy"), batch.numpy())
+        for name, p in list(model.named_parameters()) + list(model.named_buffers()):
+            np.save(os.path.join(d, dag_id(name) + ".npy"), p.detach().numpy())
+        for i, x in enumerate(batch if isinstance(batch, tuple) else (batch,)):
+            np.save(os.path.join(d, f"input{i}.npy"), x.numpy())
+        for i, t in enumerate(targets[r] if targets else ()):
+            np.save(os.path.join(d, f"target{i}.npy"), t.numpy())
 
 
 class MLP(torch.nn.Module):

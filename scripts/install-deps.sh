@@ -9,7 +9,7 @@ PKGS=(
   mpich libmpich-dev
   nlohmann-json3-dev libsimdjson-dev
   libgtest-dev googletest
-  python3-numpy python3-torch
+  python3-numpy python3-torch python3-torchvision
   bc
 )
 

@@ -1,0 +1,202 @@
+#!/usr/bin/env python3
+"""The model zoo: small, untuned PyTorch models with the layers and losses
+people train (convolutions, batch and group norm, max pooling, embeddings
+with a tied head and a causal mask, SiLU, Softplus, sigmoid, and
+cross-entropy, NLL, MSE and L1 losses), exported by scripts/export_torch.py
+with their targets as inputs, compiled by rankc and run under mpiexec on N
+ranks (one batch per rank). Per rank: the loss equals torch's on that batch,
+every averaged gradient torch's average over the N batches, and each
+running statistic that batch norm carries as state torch's after that
+batch.
+
+    zoo.py RANKC WORKDIR RANKS [MODEL...]      (prints PASS/FAIL per model)"""
+import copy
+import json
+import os
+import subprocess
+import sys
+
+import numpy as np
+import torch
+import torch.nn as nn
+import torch.nn.functional as F
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, os.path.join(HERE, "..", "..", "scripts"))
+import export_torch  # noqa: E402
+
+
+class LeNet(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.c1, self.b1 = nn.Conv2d(1, 4, 5, padding=2), nn.BatchNorm2d(4)
+        self.c2, self.b2 = nn.Conv2d(4, 6, 3, stride=2, groups=2), nn.BatchNorm2d(6)
+        self.fc = nn.Linear(6 * 2 * 2, 10)
+
+    def forward(self, x):
+        x = F.max_pool2d(F.relu(self.b1(self.c1(x))), 2)
+        x = F.max_pool2d(F.relu(self.b2(self.c2(x))), 2, stride=1)
+        return self.fc(x.flatten(1))
+
+
+class GPT(nn.Module):
+    """Token and position embeddings, a causal mask, one attention layer
+    with a fused qkv projection split in three, and a head tied to the
+    token embedding."""
+
+    def __init__(self, vocab=23, T=6, d=8):
+        super().__init__()
+        self.tok, self.pos = nn.Embedding(vocab, d), nn.Embedding(T, d)
+        self.ln, self.qkv = nn.LayerNorm(d), nn.Linear(d, 3 * d)
+        self.head = nn.Linear(d, vocab, bias=False)
+        self.head.weight = self.tok.weight
+        self.register_buffer("mask", torch.tril(torch.ones(T, T)).bool())
+        self.d = d
+
+    def forward(self, idx):
+        T = idx.shape[1]
+        x = self.tok(idx) + self.pos(torch.arange(T))
+        q, k, v = self.qkv(self.ln(x)).split(self.d, dim=-1)
+        a = (q @ k.transpose(-2, -1)) * self.d ** -0.5
+        a = a.masked_fill(~self.mask[:T, :T], float("-inf")).softmax(-1)
+        return self.head(x + a @ v)
+
+
+class GroupNormNet(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.c, self.gn = nn.Conv1d(3, 8, 3, padding=1, dilation=2), nn.GroupNorm(2, 8)
+        self.fc = nn.Linear(8 * 3, 3)
+
+    def forward(self, x):
+        return self.fc(F.silu(self.gn(self.c(x))).flatten(1))
+
+
+def resnet18():
+    import torchvision
+    return torchvision.models.resnet18(num_classes=10)
+
+
+def classes(n, c):
+    return lambda: (torch.randint(0, c, (n,)),)
+
+
+# name: (model, batch maker, targets maker, loss of (output, *targets))
+ZOO = {
+    "lenet-bn-ce": (LeNet, lambda: (torch.randn(3, 1, 16, 16),), classes(3, 10),
+                    lambda y, t: F.cross_entropy(y, t)),
+    "gpt-tied-ce": (GPT, lambda: (torch.randint(0, 23, (2, 6)),),
+                    lambda: (torch.randint(0, 23, (2, 6)),),
+                    lambda y, t: F.cross_entropy(y.reshape(-1, 23), t.reshape(-1))),
+    "silu-softplus-mse": (lambda: nn.Sequential(nn.Linear(5, 7), nn.SiLU(), nn.Linear(7, 2),
+                                                nn.Softplus(beta=2.0)),
+                          lambda: (torch.randn(4, 5),), lambda: (torch.randn(4, 2),),
+                          lambda y, t: F.mse_loss(y, t)),
+    "sigmoid-l1": (lambda: nn.Sequential(nn.Linear(5, 6), nn.Sigmoid(), nn.Linear(6, 3)),
+                   lambda: (torch.randn(4, 5),), lambda: (torch.randn(4, 3),),
+                   lambda y, t: F.l1_loss(y, t)),
+    "groupnorm-nll": (lambda: nn.Sequential(GroupNormNet(), nn.LogSoftmax(-1)),
+                      lambda: (torch.randn(4, 3, 5),), classes(4, 3),
+                      lambda y, t: F.nll_loss(y, t)),
+    "resnet18-ce": (resnet18, lambda: (torch.randn(4, 3, 32, 32),), classes(4, 10),
+                    lambda y, t: F.cross_entropy(y, t)),
+    "leaky-ce-sum": (lambda: nn.Sequential(nn.Linear(4, 6), nn.LeakyReLU(0.2), nn.Linear(6, 5)),
+                     lambda: (torch.randn(5, 4),), classes(5, 5),
+                     lambda y, t: F.cross_entropy(y, t, reduction="sum")),
+}
+
+
+def check(rankc, work, ranks, name):
+    make, batch, target, loss_fn = ZOO[name]
+    torch.manual_seed(0)
+    model = make()
+    model.train()
+    batches = [batch() for _ in range(ranks)]
+    targets = [target() for _ in range(ranks)]
+    base = os.path.join(work, name)
+    os.makedirs(base, exist_ok=True)
+    start = {k: v.clone() for k, v in model.state_dict().items()}
+    doc = export_torch.export_step(model, batches[0], loss_fn, targets=targets[0],
+                                   world_size=ranks, bucket_cap_mb=0.0005,
+                                   first_bucket_cap_mb=0.0002)
+    model.load_state_dict(start)  # (tracing ran batch norm's update)
+    path = os.path.join(base, "step.json")
+    json.dump(doc, open(path, "w"))
+    p = subprocess.run([rankc, "compile", path, "-o", os.path.join(base, "exe")],
+                       capture_output=True, text=True)
+    if p.returncode:
+        return f"compile failed: {p.stderr.strip()[-2000:]}"
+    export_torch.save_inputs(os.path.join(base, "in"), model, batches, targets)
+    p = subprocess.run([os.path.join(base, "exe", "launch"), "--inputs", os.path.join(base, "in"),
+                        "--outputs", os.path.join(base, "res")], capture_output=True, text=True)
+    if p.returncode:
+        return f"run failed: {p.stderr.strip()[-2000:]}"
+    # The reference: torch in f32 and in f64. rankc's f32 values must be as
+    # close to the f64 ones as torch's own f32 values are (3x their
+    # distance), or within rtol 1e-4, or (normwise) 2e-4 of the tensor's
+    # largest value: batch norm over a few samples is ill-conditioned, and
+    # rankc's reductions are serial f32 sums (a resnet conv1 weight gradient
+    # sums 8192 products: n * eps is 5e-4 relative) where torch's are
+    # blocked; both are f32 and both differ from exact.
+    def reference(dtype):
+        m = copy.deepcopy(model).to(dtype)
+        grads = {n: torch.zeros_like(p) for n, p in m.named_parameters()}
+        losses, bufs = [], []
+        for r in range(ranks):
+            m.load_state_dict({k: v.to(dtype) if v.is_floating_point() else v
+                               for k, v in start.items()})
+            m.zero_grad()
+            xs = [x.to(dtype) if x.is_floating_point() else x for x in batches[r]]
+            ts = [t.to(dtype) if t.is_floating_point() else t for t in targets[r]]
+            loss = loss_fn(m(*xs), *ts)
+            loss.backward()
+            losses.append(loss.detach().double().numpy())
+            for n, p in m.named_parameters():
+                grads[n] += p.grad / ranks
+            bufs.append({n: b.double().numpy() for n, b in m.named_buffers()
+                         if b.is_floating_point()})
+        return losses, {n: g.double().numpy() for n, g in grads.items()}, bufs
+
+    l32, g32, b32 = reference(torch.float32)
+    l64, g64, b64 = reference(torch.float64)
+
+    def close(got, f32, f64):
+        bound = 3 * np.abs(f32 - f64) + 1e-5 + 1e-4 * np.abs(f64) + \
+            2e-4 * np.max(np.abs(f64), initial=0)
+        return bool(np.all(np.abs(got.astype(np.float64) - f64) <= bound))
+
+    for r in range(ranks):
+        res = os.path.join(base, "res", f"rank{r}")
+        got = np.load(os.path.join(res, "loss.npy"))
+        if not close(got, l32[r], l64[r]):
+            return f"rank {r}: loss {float(got)} != torch's {float(l32[r])} (f64: {float(l64[r])})"
+        for n in b64[r]:  # carried state: this rank's update
+            f = os.path.join(res, export_torch.dag_id(n) + ".npy")
+            if os.path.exists(f) and not close(np.load(f), b32[r][n], b64[r][n]):
+                return f"rank {r}: buffer {n} {np.load(f).ravel()[:4]} != {b32[r][n].ravel()[:4]}"
+        for n in g64:
+            got = np.load(os.path.join(res, f"grad.{n}.npy"))
+            if not close(got, g32[n], g64[n]):
+                err = np.abs(got - g64[n]).max()
+                return f"rank {r}: grad.{n} differs by {err} ({got.ravel()[:3]} vs {g32[n].ravel()[:3]})"
+    return None
+
+
+def main():
+    rankc, work, ranks = sys.argv[1], sys.argv[2], int(sys.argv[3])
+    names = sys.argv[4:] or list(ZOO)
+    failed = 0
+    for name in names:
+        try:
+            why = check(rankc, work, ranks, name)
+        except SystemExit as e:  # the exporter's error
+            why = str(e)
+        print(("PASS: " if why is None else "FAIL: ") + name + ("" if why is None else ": " + why),
+              flush=True)
+        failed += why is not None
+    print(f"{len(names) - failed} passed, {failed} failed")
+    return 1 if failed else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
