@@ -328,6 +328,68 @@ class _ModulePaths:
             h.remove()
 
 
+class _RnnWeights:
+    """PyTorch 1.13's LSTM and GRU read their weights from a list made at
+    construction (`_flat_weights`), which functional_call does not update:
+    traced, they would use the module's own tensors, not the step's
+    parameters. While tracing, each rebuilds the list from its attributes
+    before it runs."""
+
+    def __init__(self, model):
+        self.rnns = [m for m in model.modules() if isinstance(m, torch.nn.RNNBase)]
+        self.hooks = []
+
+    @staticmethod
+    def refresh(module, inputs):
+        if hasattr(module, "_flat_weights_names"):
+            module._flat_weights = [getattr(module, n) for n in module._flat_weights_names]
+
+    def __enter__(self):
+        self.hooks = [m.register_forward_pre_hook(self.refresh) for m in self.rnns]
+        return self
+
+    def __exit__(self, *exc):
+        for h in self.hooks:
+            h.remove()
+        for m in self.rnns:  # back to the module's own parameters
+            self.refresh(m, ())
+
+
+class _LossDecompositions:
+    """Cross-entropy with label smoothing, which PyTorch 1.13 traces into
+    data-dependent shapes (masked_select), written with the ops the
+    exporter knows, as torch computes it: (1 - e) * NLL + e / C * the sum
+    of -log p over the classes, ignored targets left out of both and of
+    the mean's count."""
+
+    def __enter__(self):
+        import torch.nn.functional as F
+        self.F, self.original = F, F.cross_entropy
+        original = self.original
+
+        def cross_entropy(input, target, weight=None, size_average=None,
+                          ignore_index=-100, reduce=None, reduction="mean",
+                          label_smoothing=0.0):
+            if not label_smoothing or weight is not None or \
+                    size_average is not None or reduce is not None or \
+                    target.dtype.is_floating_point:
+                return original(input, target, weight, size_average, ignore_index,
+                                reduce, reduction, label_smoothing)
+            logp = F.log_softmax(input, 1)
+            nll = F.nll_loss(logp, target, ignore_index=ignore_index, reduction="none")
+            keep = (target != ignore_index).to(logp.dtype)
+            smooth = -logp.sum(1) * keep
+            per = nll * (1 - label_smoothing) + smooth * (label_smoothing / input.shape[1])
+            if reduction == "none":
+                return per
+            return per.sum() if reduction == "sum" else per.sum() / keep.sum()
+        F.cross_entropy = cross_entropy
+        return self
+
+    def __exit__(self, *exc):
+        self.F.cross_entropy = self.original
+
+
 def export_step(model, inputs, loss_fn, world_size=1, bucket_cap_mb=25,
                 first_bucket_cap_mb=1, order="ready", optimizer=None, targets=()):
     """The DAG of one training step of `model` on `inputs` (a tuple): the
@@ -371,7 +433,7 @@ def export_step(model, inputs, loss_fn, world_size=1, bucket_cap_mb=25,
         return (loss, *torch.autograd.grad(loss, ps))
 
     args = (*inputs, *targets, *params, *fixed, *bufs)
-    with _ModulePaths(model):
+    with _ModulePaths(model), _RnnWeights(model), _LossDecompositions():
         gm = make_fx(step)(*args)
     ShapeProp(gm).propagate(*args)
     ex = Exporter()

@@ -594,3 +594,55 @@ class Ops:
     def op_bernoulli_float(self, n, a, shape, dtype):
         raise Unsupported("random numbers (aten.bernoulli_, dropout in training mode): the "
                           "DAG has none; export with the dropout modules in eval() mode")
+
+    # ---- recurrent layers' pieces (unbind, stack, and their backward) ------------
+    op_unsafe_split_Tensor = op_split_Tensor
+    op_unsafe_split_with_sizes_default = op_split_with_sizes_default
+
+    def op_transpose_default(self, n, a, shape, dtype):
+        rank = len(shape)
+        perm = list(range(rank))
+        d0, d1 = a[1] % rank, a[2] % rank
+        perm[d0], perm[d1] = perm[d1], perm[d0]
+        return self.add("transpose", [self.ids[a[0]]], perm=perm)
+
+    def op_unbind_int(self, n, a, shapes, dtypes):
+        src = self.shape_of(a[0])
+        dim = (a[1] if len(a) > 1 else 0) % len(src)
+        rest = src[:dim] + src[dim + 1:]
+        return [self.reshape(s, rest) for s in self._split(self.ids[a[0]], src, dim, [1] * src[dim])]
+
+    def op_stack_default(self, n, a, shape, dtype):
+        dim = (a[1] if len(a) > 1 else 0) % len(shape)
+        parts = []
+        for t in a[0]:
+            s = self.shape_of(t)
+            parts.append(self.reshape(self.ids[t], s[:dim] + [1] + s[dim:]))
+        return self.add("concat", parts, axis=dim)
+
+    def _pad_along(self, g, gshape, sizes, dim, start, dtype):
+        """g placed at [start, start + len) of a zero tensor of `sizes`."""
+        parts = []
+        if start:
+            parts.append(self.number(0.0, dtype, sizes[:dim] + [start] + sizes[dim + 1:]))
+        parts.append(g)
+        after = sizes[dim] - start - gshape[dim]
+        if after:
+            parts.append(self.number(0.0, dtype, sizes[:dim] + [after] + sizes[dim + 1:]))
+        return parts[0] if len(parts) == 1 else self.add("concat", parts, axis=dim)
+
+    def op_select_backward_default(self, n, a, shape, dtype):
+        sizes = list(a[1])
+        dim = a[2] % len(sizes)
+        index = a[3] % sizes[dim]
+        gshape = sizes[:dim] + [1] + sizes[dim + 1:]
+        g = self.reshape(self.ids[a[0]], gshape)
+        return self._pad_along(g, gshape, sizes, dim, index, dtype)
+
+    def op_slice_backward_default(self, n, a, shape, dtype):
+        sizes = list(a[1])
+        dim = a[2] % len(sizes)
+        start, end, step = self._slice_bounds(sizes[dim], a[3], a[4], a[5])
+        if step != 1:
+            raise Unsupported("aten.slice_backward with a step")
+        return self._pad_along(self.ids[a[0]], self.shape_of(a[0]), sizes, dim, start, dtype)

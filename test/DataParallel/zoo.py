@@ -1,8 +1,9 @@
 #!/usr/bin/env python3
 """The model zoo: small, untuned PyTorch models with the layers and losses
 people train (convolutions, batch and group norm, max pooling, embeddings
-with a tied head and a causal mask, SiLU, Softplus, sigmoid, and
-cross-entropy, NLL, MSE and L1 losses), exported by scripts/export_torch.py
+with a tied head and a causal mask, SiLU, Softplus, sigmoid, LSTM and GRU,
+and cross-entropy (with label smoothing and ignored targets), NLL, MSE and
+L1 losses), exported by scripts/export_torch.py
 with their targets as inputs, compiled by rankc and run under mpiexec on N
 ranks (one batch per rank). Per rank: the loss equals torch's on that batch,
 every averaged gradient torch's average over the N batches, and each
@@ -72,6 +73,16 @@ class GroupNormNet(nn.Module):
         return self.fc(F.silu(self.gn(self.c(x))).flatten(1))
 
 
+class RnnClassifier(nn.Module):
+    def __init__(self, kind):
+        super().__init__()
+        self.rnn, self.fc = kind(4, 6, batch_first=True), nn.Linear(6, 3)
+
+    def forward(self, x):
+        y, _ = self.rnn(x)
+        return self.fc(y[:, -1])
+
+
 def resnet18():
     import torchvision
     return torchvision.models.resnet18(num_classes=10)
@@ -100,6 +111,13 @@ ZOO = {
                       lambda y, t: F.nll_loss(y, t)),
     "resnet18-ce": (resnet18, lambda: (torch.randn(4, 3, 32, 32),), classes(4, 10),
                     lambda y, t: F.cross_entropy(y, t)),
+    "lstm-ce": (lambda: RnnClassifier(nn.LSTM), lambda: (torch.randn(3, 5, 4),), classes(3, 3),
+                lambda y, t: F.cross_entropy(y, t)),
+    "gru-ce": (lambda: RnnClassifier(nn.GRU), lambda: (torch.randn(3, 5, 4),), classes(3, 3),
+               lambda y, t: F.cross_entropy(y, t)),
+    "smoothed-ce-ignore": (lambda: nn.Sequential(nn.Linear(4, 6), nn.Tanh(), nn.Linear(6, 5)),
+                           lambda: (torch.randn(6, 4),), lambda: (torch.tensor([0, 4, -100, 2, 2, 1]),),
+                           lambda y, t: nn.CrossEntropyLoss(label_smoothing=0.1)(y, t)),
     "leaky-ce-sum": (lambda: nn.Sequential(nn.Linear(4, 6), nn.LeakyReLU(0.2), nn.Linear(6, 5)),
                      lambda: (torch.randn(5, 4),), classes(5, 5),
                      lambda y, t: F.cross_entropy(y, t, reduction="sum")),
