@@ -10,7 +10,10 @@ every averaged gradient torch's average over the N batches, and each
 running statistic that batch norm carries as state torch's after that
 batch.
 
-    zoo.py RANKC WORKDIR RANKS [MODEL...]      (prints PASS/FAIL per model)"""
+    zoo.py RANKC WORKDIR RANKS [MODEL...]      (prints PASS/FAIL per model)
+    zoo.py RANKC WORKDIR RANKS --train STEPS OPTIMIZER-JSON MODEL...
+        STEPS steps with the optimizer against torch DDP (gloo): every
+        parameter and running statistic after the last step."""
 import copy
 import json
 import os
@@ -41,9 +44,9 @@ class LeNet(nn.Module):
 
 
 class GPT(nn.Module):
-    """Token and position embeddings, a causal mask, one attention layer
-    with a fused qkv projection split in three, and a head tied to the
-    token embedding."""
+    """Token and position embeddings, a causal mask (a captured tensor), one
+    attention layer with a fused qkv projection split in three, and a head
+    tied to the token embedding."""
 
     def __init__(self, vocab=23, T=6, d=8):
         super().__init__()
@@ -51,7 +54,8 @@ class GPT(nn.Module):
         self.ln, self.qkv = nn.LayerNorm(d), nn.Linear(d, 3 * d)
         self.head = nn.Linear(d, vocab, bias=False)
         self.head.weight = self.tok.weight
-        self.register_buffer("mask", torch.tril(torch.ones(T, T)).bool())
+        # A plain tensor, not a buffer: the trace captures it (a constant).
+        self.mask = torch.tril(torch.ones(T, T)).bool()
         self.d = d
 
     def forward(self, idx):
@@ -200,9 +204,109 @@ def check(rankc, work, ranks, name):
     return None
 
 
+def export_torch_carried(model):
+    """Parameters, and the buffers batch norm updates (its running
+    statistics): what a step's outputs hold after the last step."""
+    names = {n for n, _ in model.named_parameters()}
+    for path, m in model.named_modules():
+        if isinstance(m, nn.modules.batchnorm._BatchNorm):
+            names |= {f"{path}.running_mean", f"{path}.running_var"}
+    return names
+
+
+def ddp_worker(r, ranks, port, name, spec, steps, batches, targets, start, out):
+    import torch.distributed as dist
+    os.environ.update(MASTER_ADDR="127.0.0.1", MASTER_PORT=str(port))
+    dist.init_process_group("gloo", rank=r, world_size=ranks)
+    torch.set_num_threads(1)
+    make, _, _, loss_fn = ZOO[name]
+    torch.manual_seed(0)
+    model = make()
+    model.load_state_dict(start)
+    model.train()
+    # Each rank keeps its own running statistics, as rankc's state does
+    # (DDP's default broadcasts rank 0's before every forward).
+    ddp = torch.nn.parallel.DistributedDataParallel(model, broadcast_buffers=False)
+    kw = {k: tuple(v) if k == "betas" else v for k, v in spec.items() if k != "kind"}
+    opt = {"sgd": torch.optim.SGD, "adam": torch.optim.Adam,
+           "adamw": torch.optim.AdamW}[spec["kind"]](model.parameters(), **kw)
+    for _ in range(steps):
+        opt.zero_grad()
+        loss = loss_fn(ddp(*batches[r]), *targets[r])
+        loss.backward()
+        opt.step()
+    res = {export_torch.dag_id(n): p.detach().numpy().copy()
+           for n, p in list(model.named_parameters()) + list(model.named_buffers())
+           if p.is_floating_point() and n in export_torch_carried(model)}
+    res["loss"] = np.float32(loss.item())
+    np.savez(os.path.join(out, f"rank{r}.npz"), **res)
+    dist.destroy_process_group()
+
+
+def train(rankc, work, ranks, name, steps, spec):
+    """STEPS steps of `name` with optimizer `spec` (dag-format.md's) under
+    `launch --steps`, against torch DDP (gloo) over RANKS processes with the
+    same batches and targets: every parameter after the last step, and the
+    last loss, must agree."""
+    import socket
+    import tempfile
+    import torch.multiprocessing as mp
+    make, batch, target, loss_fn = ZOO[name]
+    torch.manual_seed(0)
+    model = make()
+    model.train()
+    batches = [batch() for _ in range(ranks)]
+    targets = [target() for _ in range(ranks)]
+    start = {k: v.clone() for k, v in model.state_dict().items()}
+    base = os.path.join(work, name + "-train")
+    os.makedirs(base, exist_ok=True)
+    doc = export_torch.export_step(model, batches[0], loss_fn, targets=targets[0],
+                                   world_size=ranks, bucket_cap_mb=0.0005,
+                                   first_bucket_cap_mb=0.0002, optimizer=spec)
+    model.load_state_dict(start)
+    path = os.path.join(base, "step.json")
+    json.dump(doc, open(path, "w"))
+    p = subprocess.run([rankc, "compile", path, "-o", os.path.join(base, "exe")],
+                       capture_output=True, text=True)
+    if p.returncode:
+        return f"compile failed: {p.stderr.strip()[-2000:]}"
+    export_torch.save_inputs(os.path.join(base, "in"), model, batches, targets)
+    p = subprocess.run([os.path.join(base, "exe", "launch"), "--inputs", os.path.join(base, "in"),
+                        "--outputs", os.path.join(base, "res"), "--steps", str(steps)],
+                       capture_output=True, text=True)
+    if p.returncode:
+        return f"run failed: {p.stderr.strip()[-2000:]}"
+    ref = tempfile.mkdtemp(dir=base)
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        port = sock.getsockname()[1]
+    mp.spawn(ddp_worker, nprocs=ranks, join=True,
+             args=(ranks, port, name, spec, steps, batches, targets, start, ref))
+    for r in range(ranks):
+        want = np.load(os.path.join(ref, f"rank{r}.npz"))
+        for n in want.files:
+            got = np.load(os.path.join(base, "res", f"rank{r}", n + ".npy"))
+            if not np.allclose(got, want[n], rtol=1e-3, atol=1e-5):
+                return f"rank {r} {n}: max error {np.abs(got - want[n]).max():.3g} after {steps} steps"
+    return None
+
+
 def main():
     rankc, work, ranks = sys.argv[1], sys.argv[2], int(sys.argv[3])
     names = sys.argv[4:] or list(ZOO)
+    if names and names[0] == "--train":  # --train STEPS OPTIMIZER-JSON MODEL...
+        steps, spec, names = int(names[1]), json.loads(names[2]), names[3:]
+        failed = 0
+        for name in names:
+            try:
+                why = train(rankc, work, ranks, name, steps, spec)
+            except Exception as e:  # DDP's processes
+                why = f"{type(e).__name__}: {str(e)[-500:]}"
+            print(("PASS: " if why is None else "FAIL: ") + name + ("" if why is None else ": " + why),
+                  flush=True)
+            failed += why is not None
+        print(f"{len(names) - failed} passed, {failed} failed")
+        return 1 if failed else 0
     failed = 0
     for name in names:
         try:
