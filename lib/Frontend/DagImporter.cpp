@@ -163,6 +163,18 @@ Value Importer::importNode(const Program &p, const Node &n,
       return tensor::ConcatOp::create(b, loc, n.axis, args);
     }
   case OpClass::Indexing: {
+    // Constant indices in range need no check at run time (a kernel
+    // flipped with take, as the exporter writes a convolution's backward):
+    // such a take runs on the GPU too.
+    const Node &idx = argNode(1);
+    int64_t bound = argNode(0).outShape[n.axis];
+    bool proven = n.op == Op::Take && idx.op == Op::Constant &&
+                  llvm::all_of(idx.attrs->value.elements, [&](const Scalar &e) {
+                    return e.kind == Scalar::Int && e.i >= 0 && e.i < bound;
+                  });
+    if (proven)
+      return buildTake(b, loc, n, args[0], args[1], argNode(0).outShape,
+                       /*check=*/-1);
     declareIndexError(b, module);
     int32_t check = indexChecks.size();
     indexChecks.push_back(b.getStringAttr(n.id));

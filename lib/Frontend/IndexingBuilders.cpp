@@ -88,7 +88,11 @@ Value buildTake(OpBuilder &b, Location loc, const Node &n, Value x,
       b, loc, init.getType(), ValueRange{indices}, ValueRange{init},
       ArrayRef<AffineMap>{idxMap, outMap}, iterators,
       [&](OpBuilder &nb, Location l, ValueRange args) {
-        Value at = checkedIndex(nb, l, args[0], xShape[axis], check);
+        Value at = check >= 0
+                       ? checkedIndex(nb, l, args[0], xShape[axis], check)
+                       : arith::IndexCastOp::create(nb, l, nb.getIndexType(),
+                                                    args[0])
+                             .getResult();
         SmallVector<Value> coords;
         for (int64_t d = 0; d < axis; ++d)
           coords.push_back(linalg::IndexOp::create(nb, l, d));

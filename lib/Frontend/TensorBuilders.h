@@ -64,6 +64,7 @@ constexpr llvm::StringLiteral kIndexErrorFunction = "rankc_rt_index_error";
 /// The program function's list of checked nodes (check number -> node id).
 constexpr llvm::StringLiteral kIndexChecks = "rankc.index_checks";
 void declareIndexError(mlir::OpBuilder &b, mlir::ModuleOp module);
+/// `check` < 0: the indices are known to be in range (no check).
 mlir::Value buildTake(mlir::OpBuilder &b, mlir::Location loc, const Node &n,
                       mlir::Value x, mlir::Value indices,
                       llvm::ArrayRef<int64_t> xShape, int32_t check);
