@@ -16,6 +16,7 @@
 #include <mpi.h>
 
 #include <cerrno>
+#include <cmath>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
@@ -75,12 +76,24 @@ void usage(const char *argv0) {
           argv0);
 }
 
+/// Seconds > 0 and finite, the whole text a number (nan, inf, words and ''
+/// would turn the watchdog off or into 0 s).
+bool parseSeconds(const std::string &v, double &out) {
+  char *end = nullptr;
+  out = std::strtod(v.c_str(), &end);
+  return !v.empty() && *end == 0 && std::isfinite(out) && out > 0;
+}
+
 int run(int argc, char **argv) {
   std::string inputsDir, outputsDir, traceFile, statsFile, kernelStatsDir;
   double timeout = 0;
   int64_t steps = 1;
-  if (const char *t = std::getenv("RANKC_TIMEOUT")) // the command line wins
-    timeout = std::atof(t);
+  if (const char *t = std::getenv("RANKC_TIMEOUT")) { // the command line wins
+    if (!parseSeconds(t, timeout)) {
+      fprintf(stderr, "error: RANKC_TIMEOUT takes a number of seconds > 0, got '%s'\n", t);
+      return 2;
+    }
+  }
   for (int i = 1; i < argc; ++i) {
     std::string a = argv[i];
     auto value = [&]() -> std::string {
@@ -100,8 +113,14 @@ int run(int argc, char **argv) {
       statsFile = value();
     else if (a == "--kernel-stats")
       kernelStatsDir = value();
-    else if (a == "--timeout")
-      timeout = std::atof(value().c_str());
+    else if (a == "--timeout") {
+      std::string v = value();
+      if (!parseSeconds(v, timeout)) {
+        fprintf(stderr, "error: --timeout takes a number of seconds > 0, got '%s'\n",
+                v.c_str());
+        return 2;
+      }
+    }
     else if (a == "--steps") {
       std::string v = value();
       char *end = nullptr;

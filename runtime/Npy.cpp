@@ -9,6 +9,7 @@
 #include <cstring>
 #include <fstream>
 #include <sstream>
+#include <sys/stat.h>
 
 namespace npy {
 
@@ -52,8 +53,19 @@ static std::string field(const std::string &header, const std::string &key) {
   return b == std::string::npos ? "" : v.substr(b, e - b + 1);
 }
 
+// Headers NumPy writes are a few hundred bytes; a file claiming more than
+// this is not one (version 2's 32-bit length would let it claim 4 GiB).
+constexpr uint32_t kMaxHeader = 1 << 20;
+
 bool read(const std::string &path, int dtype, const std::vector<int64_t> &shape,
           void *data, std::string &error) {
+  // Only regular files: a FIFO or a device would block the rank (or never
+  // end) where no watchdog sees it.
+  struct stat st;
+  if (stat(path.c_str(), &st) == 0 && !S_ISREG(st.st_mode)) {
+    error = "'" + path + "' is not a regular file";
+    return false;
+  }
   std::ifstream in(path, std::ios::binary);
   if (!in) {
     error = "cannot read '" + path + "': " + strerror(errno);
@@ -64,6 +76,12 @@ bool read(const std::string &path, int dtype, const std::vector<int64_t> &shape,
     error = "'" + path + "' is not a .npy file";
     return false;
   }
+  if (magic[6] < 1 || magic[6] > 3) {
+    error = "'" + path + "' is a .npy file of version " +
+            std::to_string(int(static_cast<unsigned char>(magic[6]))) +
+            " (this reader knows versions 1 to 3)";
+    return false;
+  }
   uint32_t headerLen = 0;
   unsigned char len[4] = {0, 0, 0, 0};
   if (magic[6] == 1) {
@@ -72,6 +90,11 @@ bool read(const std::string &path, int dtype, const std::vector<int64_t> &shape,
   } else {
     in.read(reinterpret_cast<char *>(len), 4);
     headerLen = len[0] | (len[1] << 8) | (len[2] << 16) | (uint32_t(len[3]) << 24);
+  }
+  if (!in || headerLen > kMaxHeader) {
+    error = "'" + path + "' has a header of " + std::to_string(headerLen) +
+            " bytes (at most " + std::to_string(kMaxHeader) + ")";
+    return false;
   }
   std::string header(headerLen, ' ');
   if (!in.read(header.data(), headerLen)) {
@@ -88,6 +111,10 @@ bool read(const std::string &path, int dtype, const std::vector<int64_t> &shape,
       s = s.substr(1);
     return s;
   };
+  if (d.empty()) {
+    error = "'" + path + "' has no 'descr' in its header";
+    return false;
+  }
   if (norm(d) != norm(want)) {
     error = "'" + path + "' holds " + d + " but the program expects '" + want + "'";
     return false;
@@ -100,10 +127,16 @@ bool read(const std::string &path, int dtype, const std::vector<int64_t> &shape,
   std::vector<int64_t> got;
   for (size_t i = 0; i < s.size();) {
     if (isdigit(static_cast<unsigned char>(s[i]))) {
+      // Checked: a 20-digit dimension is an error, not an exception.
+      int64_t v = 0;
       size_t j = i;
-      while (j < s.size() && isdigit(static_cast<unsigned char>(s[j])))
-        ++j;
-      got.push_back(std::stoll(s.substr(i, j - i)));
+      for (; j < s.size() && isdigit(static_cast<unsigned char>(s[j])); ++j)
+        if (__builtin_mul_overflow(v, int64_t(10), &v) ||
+            __builtin_add_overflow(v, int64_t(s[j] - '0'), &v)) {
+          error = "'" + path + "' has a dimension too large in its shape " + s;
+          return false;
+        }
+      got.push_back(v);
       i = j;
     } else {
       ++i;

@@ -14,7 +14,10 @@
 #include <cerrno>
 #include <cstdio>
 #include <cstring>
+#include <fcntl.h>
 #include <sys/resource.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 namespace rankc::rt {
 
@@ -48,8 +51,18 @@ std::string gatherText(const std::string &mine, const char *what) {
   return all;
 }
 
+// Non-blocking, and regular files only: a FIFO nobody reads would hang the
+// rank here, after its steps, where no watchdog looks.
 FILE *openReport(const std::string &path, const char *what) {
-  FILE *f = fopen(path.c_str(), "w");
+  struct stat st;
+  if (stat(path.c_str(), &st) == 0 && !S_ISREG(st.st_mode))
+    fail("cannot write %s '%s': not a regular file", what, path.c_str());
+  int fd = open(path.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_NONBLOCK, 0644);
+  if (fd >= 0 && (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode))) {
+    close(fd);
+    fail("cannot write %s '%s': not a regular file", what, path.c_str());
+  }
+  FILE *f = fd >= 0 ? fdopen(fd, "w") : nullptr;
   if (!f)
     fail("cannot write %s '%s': %s", what, path.c_str(), strerror(errno));
   return f;

@@ -152,12 +152,20 @@ while [ $# -gt 0 ]; do
       if [ $# -lt 2 ]; then echo "error: $1 needs a value" >&2; echo "$USAGE" >&2; exit 2; fi ;;
   esac
   case "$1" in
-    --inputs) ARGS+=(--inputs "$(cd "$2" && pwd)") || exit 1; shift 2 ;;
+    --inputs)
+      if [ ! -d "$2" ]; then echo "error: --inputs '$2' is not a directory" >&2; exit 2; fi
+      ARGS+=(--inputs "$(cd "$2" && pwd)"); shift 2 ;;
     --outputs) RES=$2; shift 2 ;;
     --trace) ARGS+=(--trace "$2"); shift 2 ;;
     --stats) ARGS+=(--stats "$2"); shift 2 ;;
     --kernel-stats) ARGS+=(--kernel-stats "$2"); shift 2 ;;
-    --timeout) ARGS+=(--timeout "$2"); shift 2 ;;
+    --timeout)
+      # Seconds > 0, as a plain decimal (no nan, inf or words: they would
+      # turn the watchdog off or into 0 s).
+      if ! [[ "$2" =~ ^([0-9]+[.]?[0-9]*|[.][0-9]+)$ ]] || [[ "$2" =~ ^[0.]+$ ]]; then
+        echo "error: --timeout takes a number of seconds > 0, got '$2'" >&2; exit 2
+      fi
+      ARGS+=(--timeout "$2"); shift 2 ;;
     --steps)
       case "$2" in ''|*[!0-9]*|0) echo "error: --steps takes an integer >= 1, got '$2'" >&2; exit 2 ;; esac
       ARGS+=(--steps "$2"); shift 2 ;;
@@ -194,23 +202,60 @@ if [ $CHECK = 1 ]; then
   echo "world size )SH" + std::to_string(ws) + R"SH(: $MPIEXEC${MPIARGS[*]:+ ${MPIARGS[*]}})SH" + segments + R"SH("
   exit 0
 fi
-mkdir -p "$RES" || exit 1
+if ! mkdir -p "$RES" 2>/dev/null; then echo "error: cannot create the outputs folder '$RES'" >&2; exit 1; fi
 RES=$(cd "$RES" && pwd)
-STAGE=$(mktemp -d "$RES/.rankc-partial.XXXXXX") || exit 1
+STAGE=$(mktemp -d "$RES/.rankc-partial.XXXXXX") || { echo "error: cannot write in '$RES'" >&2; exit 1; }
 trap 'rm -rf "$STAGE"' EXIT
 ARGS+=(--outputs "$STAGE")
-"$MPIEXEC" "${MPIARGS[@]}")SH" + segments + R"SH(
+# mpiexec in the background, so that SIGINT and SIGTERM reach this script:
+# it stops mpiexec and every rank of this run (Hydra starts them in
+# sessions of their own, which no signal to this process group reaches:
+# they are found by their command line, which names this run's staging
+# folder), removes the partial outputs and fails.
+PID=
+stop() {
+  trap - INT TERM
+  if [ -n "$PID" ]; then
+    procs=$(pgrep -f -- "--outputs $STAGE" | grep -vx "$$")
+    kill -TERM "$PID" $procs 2>/dev/null
+    for _ in $(seq 30); do kill -0 "$PID" $procs 2>/dev/null || break; sleep 0.1; done
+    kill -KILL "$PID" $procs 2>/dev/null
+    wait "$PID" 2>/dev/null
+  fi
+  rm -rf "$STAGE"
+  echo "error: interrupted ($1); no outputs of this run were written to $RES" >&2
+  exit 1
+}
+trap 'stop SIGINT' INT
+trap 'stop SIGTERM' TERM
+"$MPIEXEC" "${MPIARGS[@]}")SH" + segments + R"SH( &
+PID=$!
+wait "$PID"
 rc=$?
+PID=
 if [ $rc -ne 0 ]; then
-  echo "error: the run failed (exit $rc); no outputs were written to $RES" >&2
+  old=$(find "$RES" -path "$RES/.rankc-partial*" -prune -o -name '*.npy' -print 2>/dev/null | head -1)
+  echo "error: the run failed (exit $rc); no outputs of this run were written to $RES${old:+ (the .npy files there are from an earlier run)}" >&2
   exit 1
 fi
+staged=0
 for d in "$STAGE"/rank*; do
   [ -d "$d" ] || continue
-  mkdir -p "$RES/$(basename "$d")" && mv -f "$d"/*.npy "$RES/$(basename "$d")/" 2>/dev/null
+  dest="$RES/$(basename "$d")"
+  if ! mkdir -p "$dest" 2>/dev/null || [ ! -d "$dest" ]; then
+    echo "error: cannot create '$dest' (a file is in the way?); the outputs stay in $STAGE" >&2
+    trap - EXIT; exit 1
+  fi
+  for f in "$d"/*.npy; do
+    [ -e "$f" ] || continue
+    staged=$((staged + 1))
+    if [ -d "$dest/$(basename "$f")" ] || ! mv -f "$f" "$dest/" 2>/dev/null; then
+      echo "error: cannot write '$dest/$(basename "$f")'; the outputs stay in $STAGE" >&2
+      trap - EXIT; exit 1
+    fi
+  done
 done
-count=$(find "$RES" -path "$RES/.rankc-partial*" -prune -o -name '*.npy' -print | wc -l)
-echo "ran )SH" + std::to_string(ws) + R"SH( ranks; $count output files in $RES (rank<r>/<name>.npy)"
+echo "ran )SH" + std::to_string(ws) + R"SH( ranks; $staged output files in $RES (rank<r>/<name>.npy)"
 exit 0
 )SH";
 }
