@@ -49,6 +49,9 @@ bool rankc::comm::isValidOutputName(StringRef name) {
 // Module and function attributes
 //===----------------------------------------------------------------------===//
 
+/// The largest world (dag-format.md's limit, the JSON reader's too).
+constexpr int64_t kMaxWorldSize = int64_t(1) << 24;
+
 /// With `comm.world_size` on a module, the programs' ranks partition
 /// [0, world_size).
 static LogicalResult verifyRankCover(ModuleOp module, int64_t worldSize) {
@@ -255,8 +258,11 @@ LogicalResult CommDialect::verifyOperationAttribute(Operation *op,
     auto size = dyn_cast<IntegerAttr>(value);
     if (!module)
       return op->emitOpError("'comm.world_size' is only valid on a module");
-    if (!size || size.getInt() < 1)
-      return op->emitOpError("'comm.world_size' must be an integer >= 1");
+    // The JSON format's limit; checked before anything is sized by it (a
+    // world of 2^63 ranks would size a vector of owners).
+    if (!size || size.getType().isUnsignedInteger() || size.getInt() < 1 ||
+        size.getInt() > kMaxWorldSize)
+      return op->emitOpError("'comm.world_size' must be an integer in [1, 2^24]");
     return verifyRankCover(module, size.getInt());
   }
   if (name == kDataParallel) {

@@ -125,6 +125,9 @@ struct BucketGradientsPass
         return fn.emitError("two outputs are gradients of '")
                << of.getValue() << "': data-parallel training averages one";
       Value v = ret->getOperand(i);
+      // An empty gradient is its own average: nothing to put in a bucket.
+      if (cast<RankedTensorType>(v.getType()).getNumElements() == 0)
+        continue;
       if (!isa<FloatType>(cast<RankedTensorType>(v.getType()).getElementType()))
         return fn.emitError("the gradient of '")
                << of.getValue() << "' is " << v.getType()

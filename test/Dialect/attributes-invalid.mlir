@@ -23,8 +23,25 @@ module attributes {comm.world_size = 2 : i64} {
 
 // -----
 
-// expected-error @+1 {{'comm.world_size' must be an integer >= 1}}
+// expected-error @+1 {{'comm.world_size' must be an integer in [1, 2^24]}}
 module attributes {comm.world_size = 0 : i64} {}
+
+// -----
+
+// Huge worlds are refused before anything is sized by them (they aborted
+// with std::length_error or out of memory).
+// expected-error @+1 {{'comm.world_size' must be an integer in [1, 2^24]}}
+module attributes {comm.world_size = 9223372036854775807 : i64} {}
+
+// -----
+
+// expected-error @+1 {{'comm.world_size' must be an integer in [1, 2^24]}}
+module attributes {comm.world_size = 2147483648 : i64} {}
+
+// -----
+
+// expected-error @+1 {{'comm.world_size' must be an integer in [1, 2^24]}}
+module attributes {comm.world_size = 16777217 : i64} {}
 
 // -----
 
