@@ -938,6 +938,12 @@ LogicalResult Checker::checkOutputs(Program &p) {
       return error(p, o.pos) << "output name '" << o.name
                              << "' is not a safe file name (expected "
                                 "[A-Za-z0-9_.-]+, not '.' or '..')";
+    // Written as RES/rank<r>/<name>.npy: one path component (NAME_MAX).
+    if (o.name.size() + 4 > 255)
+      return error(p, o.pos) << "output name '" << o.name.substr(0, 32)
+                             << "...' has " << o.name.size()
+                             << " characters; a file name holds at most 251 "
+                                "before '.npy'";
     if (!names.insert(o.name).second)
       return error(p, o.pos) << "output name '" << o.name << "' is used twice";
     if (o.node == ~0u)

@@ -544,10 +544,12 @@ bool Reader::readNode(od::value v, Program &prog, Node &node) {
     od::value fv;
     RANKC_TRY(field.unescaped_key().get(key), node.pos);
     RANKC_TRY(field.value().get(fv), node.pos);
-    if (!problem.empty())
+    llvm::StringRef k(key.data(), key.size());
+    // Past a problem only the id is still read: the error names the node
+    // whatever the order of its keys.
+    if (!problem.empty() && (k != "id" || sawId))
       continue;
     Pos pos = posOf(fv);
-    llvm::StringRef k(key.data(), key.size());
     err.clear();
     if (k == "id" || k == "op") {
       bool &saw = k == "id" ? sawId : sawOp;
@@ -679,6 +681,12 @@ bool Reader::readNode(od::value v, Program &prog, Node &node) {
     note(node.pos, "node has no 'id'");
   if (problem.empty() && !sawOp)
     note(node.pos, "node has no 'op'");
+  // Inputs are read from IN/rank<r>/<id>.npy: one path component.
+  if (problem.empty() && node.id.size() + 4 > 255)
+    note(node.pos, "node id '" + node.id.substr(0, 32) + "...' has " +
+                       std::to_string(node.id.size()) +
+                       " characters; a file name holds at most 251 before "
+                       "'.npy'");
   if (problem.empty() && !comm::isValidNodeId(node.id))
     note(node.pos, "invalid node id '" + node.id +
                        "' (expected [A-Za-z_][A-Za-z0-9_.:-]*)");
