@@ -214,7 +214,7 @@ ARGS+=(--outputs "$STAGE")
 # folder), removes the partial outputs and fails.
 PID=
 stop() {
-  trap - INT TERM
+  trap - INT TERM HUP
   if [ -n "$PID" ]; then
     procs=$(pgrep -f -- "--outputs $STAGE" | grep -vx "$$")
     kill -TERM "$PID" $procs 2>/dev/null
@@ -228,6 +228,7 @@ stop() {
 }
 trap 'stop SIGINT' INT
 trap 'stop SIGTERM' TERM
+trap 'stop SIGHUP' HUP
 "$MPIEXEC" "${MPIARGS[@]}")SH" + segments + R"SH( &
 PID=$!
 wait "$PID"
@@ -238,6 +239,22 @@ if [ $rc -ne 0 ]; then
   echo "error: the run failed (exit $rc); no outputs of this run were written to $RES${old:+ (the .npy files there are from an earlier run)}" >&2
   exit 1
 fi
+# All or nothing: every destination is checked before the first file
+# moves, so that a file or folder in the way leaves RES as it was.
+for d in "$STAGE"/rank*; do
+  [ -d "$d" ] || continue
+  dest="$RES/$(basename "$d")"
+  if [ -e "$dest" ] && [ ! -d "$dest" ]; then
+    echo "error: cannot create '$dest' (a file is in the way?); the outputs stay in $STAGE" >&2
+    trap - EXIT; exit 1
+  fi
+  for f in "$d"/*.npy; do
+    if [ -e "$f" ] && [ -d "$dest/$(basename "$f")" ]; then
+      echo "error: cannot write '$dest/$(basename "$f")'; the outputs stay in $STAGE" >&2
+      trap - EXIT; exit 1
+    fi
+  done
+done
 staged=0
 for d in "$STAGE"/rank*; do
   [ -d "$d" ] || continue

@@ -3,7 +3,7 @@
 and reports launch's exit status, how many of its ranks are still alive a
 moment later, and how many files are left under RES.
 
-    signal_launch.py LAUNCH RES TERM|INT"""
+    signal_launch.py LAUNCH RES TERM|INT|HUP"""
 import os
 import signal
 import subprocess
@@ -17,6 +17,7 @@ exe_dir = os.path.dirname(os.path.abspath(launch))
 def defaults():
     signal.signal(signal.SIGINT, signal.SIG_DFL)
     signal.signal(signal.SIGTERM, signal.SIG_DFL)
+    signal.signal(signal.SIGHUP, signal.SIG_DFL)
 
 
 p = subprocess.Popen([launch, "--outputs", res, "--steps", "100000000"],
