@@ -128,20 +128,27 @@ ZOO = {
 }
 
 
-def check(rankc, work, ranks, name):
+def setup(name, ranks):
+    """The model (seeded, in training mode), a batch and targets per rank,
+    the loss, and the model's starting state."""
     make, batch, target, loss_fn = ZOO[name]
     torch.manual_seed(0)
     model = make()
     model.train()
     batches = [batch() for _ in range(ranks)]
     targets = [target() for _ in range(ranks)]
-    base = os.path.join(work, name)
-    os.makedirs(base, exist_ok=True)
-    start = {k: v.clone() for k, v in model.state_dict().items()}
+    return model, batches, targets, loss_fn, {k: v.clone() for k, v in model.state_dict().items()}
+
+
+def export_and_run(rankc, base, model, batches, targets, loss_fn, ranks, start,
+                   steps=1, optimizer=None):
+    """Exports the step (batch norm's statistics reset after tracing, which
+    ran their update), compiles it, writes the inputs and runs STEPS steps
+    into BASE/res; returns what failed, or None."""
     doc = export_torch.export_step(model, batches[0], loss_fn, targets=targets[0],
                                    world_size=ranks, bucket_cap_mb=0.0005,
-                                   first_bucket_cap_mb=0.0002)
-    model.load_state_dict(start)  # (tracing ran batch norm's update)
+                                   first_bucket_cap_mb=0.0002, optimizer=optimizer)
+    model.load_state_dict(start)
     path = os.path.join(base, "step.json")
     json.dump(doc, open(path, "w"))
     p = subprocess.run([rankc, "compile", path, "-o", os.path.join(base, "exe")],
@@ -150,9 +157,20 @@ def check(rankc, work, ranks, name):
         return f"compile failed: {p.stderr.strip()[-2000:]}"
     export_torch.save_inputs(os.path.join(base, "in"), model, batches, targets)
     p = subprocess.run([os.path.join(base, "exe", "launch"), "--inputs", os.path.join(base, "in"),
-                        "--outputs", os.path.join(base, "res")], capture_output=True, text=True)
+                        "--outputs", os.path.join(base, "res"), "--steps", str(steps)],
+                       capture_output=True, text=True)
     if p.returncode:
         return f"run failed: {p.stderr.strip()[-2000:]}"
+    return None
+
+
+def check(rankc, work, ranks, name):
+    model, batches, targets, loss_fn, start = setup(name, ranks)
+    base = os.path.join(work, name)
+    os.makedirs(base, exist_ok=True)
+    why = export_and_run(rankc, base, model, batches, targets, loss_fn, ranks, start)
+    if why:
+        return why
     # The reference: torch in f32 and in f64. rankc's f32 values must be as
     # close to the f64 ones as torch's own f32 values are (3x their
     # distance), or within rtol 1e-4, or (normwise) 2e-4 of the tensor's
@@ -251,31 +269,13 @@ def train(rankc, work, ranks, name, steps, spec):
     import socket
     import tempfile
     import torch.multiprocessing as mp
-    make, batch, target, loss_fn = ZOO[name]
-    torch.manual_seed(0)
-    model = make()
-    model.train()
-    batches = [batch() for _ in range(ranks)]
-    targets = [target() for _ in range(ranks)]
-    start = {k: v.clone() for k, v in model.state_dict().items()}
+    model, batches, targets, loss_fn, start = setup(name, ranks)
     base = os.path.join(work, name + "-train")
     os.makedirs(base, exist_ok=True)
-    doc = export_torch.export_step(model, batches[0], loss_fn, targets=targets[0],
-                                   world_size=ranks, bucket_cap_mb=0.0005,
-                                   first_bucket_cap_mb=0.0002, optimizer=spec)
-    model.load_state_dict(start)
-    path = os.path.join(base, "step.json")
-    json.dump(doc, open(path, "w"))
-    p = subprocess.run([rankc, "compile", path, "-o", os.path.join(base, "exe")],
-                       capture_output=True, text=True)
-    if p.returncode:
-        return f"compile failed: {p.stderr.strip()[-2000:]}"
-    export_torch.save_inputs(os.path.join(base, "in"), model, batches, targets)
-    p = subprocess.run([os.path.join(base, "exe", "launch"), "--inputs", os.path.join(base, "in"),
-                        "--outputs", os.path.join(base, "res"), "--steps", str(steps)],
-                       capture_output=True, text=True)
-    if p.returncode:
-        return f"run failed: {p.stderr.strip()[-2000:]}"
+    why = export_and_run(rankc, base, model, batches, targets, loss_fn, ranks, start,
+                         steps=steps, optimizer=spec)
+    if why:
+        return why
     ref = tempfile.mkdtemp(dir=base)
     with socket.socket() as sock:
         sock.bind(("127.0.0.1", 0))
