@@ -3,7 +3,10 @@
 and reports launch's exit status, how many of its ranks are still alive a
 moment later, and how many files are left under RES.
 
-    signal_launch.py LAUNCH RES TERM|INT|HUP"""
+    signal_launch.py LAUNCH RES TERM|INT|HUP|KILLRANK
+
+KILLRANK kills one of the ranks instead (SIGKILL): the run must end, the
+other ranks with it."""
 import os
 import signal
 import subprocess
@@ -46,8 +49,14 @@ deadline = time.time() + 60
 while ranks() < 2 and time.time() < deadline:
     time.sleep(0.1)
 time.sleep(0.5)
-p.send_signal(getattr(signal, "SIG" + sig))
+started = time.time()
+if sig == "KILLRANK":  # one rank dies (SIGKILL, as the OOM killer does)
+    os.kill(rank_pids()[0], signal.SIGKILL)
+else:
+    p.send_signal(getattr(signal, "SIG" + sig))
 out, err = p.communicate(timeout=60)
+if sig == "KILLRANK":
+    print(f"ended within 60 s: {time.time() - started < 60}")
 time.sleep(1)
 files = sum(len(f) for _, _, f in os.walk(res)) if os.path.isdir(res) else 0
 sys.stdout.write(err)
