@@ -53,6 +53,18 @@ std::vector<void *> outputAt;      // where the last step left each output
 std::vector<int> visibleInputs, visibleOutputs; // rankc_core.h's indices
 std::vector<double> partBegin;
 std::vector<std::string> checks; // node ids, by check number
+// rankc_rt_index_record's buffer (GPU kernels' index errors), once asked for.
+void *indexRecord = nullptr;
+
+/// Ends the run if a kernel met an index out of range in the last step.
+void checkIndexRecord() {
+  if (!indexRecord)
+    return;
+  int64_t record[3];
+  copyToHost(record, indexRecord, sizeof record);
+  if (record[0] != 0)
+    rankc_rt_index_error(int32_t(record[0] - 1), record[1], record[2]);
+}
 
 void parseManifest() {
   inputs.clear();
@@ -256,6 +268,14 @@ void rankc_rt_index_error(int32_t check, int64_t index, int64_t bound) {
        (long long)index, (long long)bound);
 }
 
+void _mlir_ciface_rankc_rt_index_record(rankc_byte_memref *result) {
+  // Allocated (zeroed) in the first step, which never runs from a CUDA
+  // graph recording; every later step gets the same buffer.
+  if (!indexRecord)
+    indexRecord = allocBuffer(3 * sizeof(int64_t));
+  *result = {indexRecord, indexRecord, 0, 3 * sizeof(int64_t), 1};
+}
+
 void rankc_rt_part_begin(int32_t part) {
   if (partBegin.size() <= size_t(part))
     partBegin.resize(part + 1);
@@ -349,6 +369,7 @@ void rankc_core_step(void) {
   bool replayed = runStep(step, current, outputAt, rankc_entry);
   waitAll();
   synchronizeBuffers(); // the step's last library call, if any, is done
+  checkIndexRecord();   // before anyone reads this step's outputs
   double end = now();
   currentStep->wall = end - begin;
   if (replayed) // one launch: all of the step is its computation
@@ -376,6 +397,9 @@ void rankc_core_finalize(void) {
   for (void *b : inputBuffers)
     freeBuffer(b);
   inputBuffers.clear();
+  if (indexRecord)
+    freeBuffer(indexRecord);
+  indexRecord = nullptr;
   current.clear();
   StepArenas &a = programArenas();
   a.arenas[0].release();

@@ -47,6 +47,12 @@ void rankc_rt_part_begin(int32_t part);
 /* An index outside [0, bound) at the node of manifest check `check`: ends
  * the run, naming the rank, the node and the index. Never returns. */
 void rankc_rt_index_error(int32_t check, int64_t index, int64_t bound);
+/* Where GPU kernels record the first index out of range they meet (they
+ * cannot call the host): int64 {check + 1, index, bound}, zero while none,
+ * in the memory generated code uses. The runtime reads it after every step
+ * and ends the run as rankc_rt_index_error would. (`() -> memref<?xi8>`
+ * with llvm.emit_c_interface, as rankc_rt_input.) */
+void _mlir_ciface_rankc_rt_index_record(struct rankc_byte_memref *result);
 void rankc_rt_part_end(int32_t part);
 
 /* Provided by generated code.

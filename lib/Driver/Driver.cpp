@@ -108,19 +108,6 @@ static void applyBucketFlags(ModuleOp module, const CompileOptions &o) {
                   attrs.getDictionary(module.getContext()));
 }
 
-LogicalResult checkCudaSupport(ModuleOp module) {
-  LogicalResult result = success();
-  module.walk([&](func::CallOp call) {
-    if (call.getCallee() != "rankc_rt_index_error")
-      return WalkResult::advance();
-    result = call.emitError(
-        "take and scatter_add run on --target cpu only in this version "
-        "(their index checks call the host); use --target cpu");
-    return WalkResult::interrupt();
-  });
-  return result;
-}
-
 OwningOpRef<ModuleOp> compileToPartitioned(MLIRContext &ctx, StringRef input,
                                            const CompileOptions &options,
                                            llvm::SourceMgr &sourceMgr,

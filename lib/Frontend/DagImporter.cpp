@@ -19,6 +19,8 @@
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
+#include "mlir/Dialect/Bufferization/IR/Bufferization.h"
+#include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
 #include "mlir/IR/Verifier.h"
@@ -292,8 +294,10 @@ void Importer::importProgram(ModuleOp module, const Program &p) {
 }
 
 OwningOpRef<ModuleOp> Importer::run() {
-  // take and scatter_add build scf loops and checks.
-  ctx->loadDialect<scf::SCFDialect>();
+  // take and scatter_add build scf loops and checks; scatter_add's copy of
+  // its base is a memref of its own (IndexingBuilders.cpp).
+  ctx->loadDialect<bufferization::BufferizationDialect, memref::MemRefDialect,
+                   scf::SCFDialect>();
   OwningOpRef<ModuleOp> module =
       ModuleOp::create(makeLoc(ctx, doc.file, Pos{1, 1}));
   module->getOperation()->setAttr(comm::CommDialect::kWorldSize,

@@ -2,13 +2,22 @@
 //
 // take is a linalg.generic over the result that reads x at the index it
 // takes from `indices` (tensor.extract in the body: a gather, as torch-mlir
-// lowers an embedding); scatter_add is a loop nest over `updates` that adds
-// each into a copy of `base` (tensor.insert through scf.for's iter_args;
-// one-shot bufferization makes it in place). Both check every index where
-// they read it: one outside [0, n) calls the runtime's
-// rankc_rt_index_error(check, index, n), which ends the run naming the rank,
-// the node and the index (dag-format.md). `check` numbers the checked nodes
-// of a program; the program function lists their ids in order
+// lowers an embedding). scatter_add is an scf.parallel over `updates` that
+// adds each into a copy of `base` with memref.atomic_rmw: the GPU runs it
+// as one thread per update (repeated indices meet in the atomics); the CPU
+// lowers the loop to sequential loops, so there repeated indices add up in
+// row-major order of `updates`, as np.add.at does. The copy is a buffer of
+// its own (memref.alloc, filled by materialize_in_destination, read back by
+// a `restrict` to_tensor), all inside one scf.execute_region, so that
+// partitioning and bufferization see one op with one tensor result.
+//
+// Both check every index where they read it: one outside [0, n) calls the
+// runtime's rankc_rt_index_error(check, index, n), which ends the run
+// naming the rank, the node and the index (dag-format.md); on the GPU,
+// rankc-gpu-index-checks turns the call into a record the runtime reads
+// after the step. The index is clamped to 0 either way, so no access is out
+// of bounds while the error is on its way. `check` numbers the checked
+// nodes of a program; the program function lists their ids in order
 // (`rankc.index_checks`, read into the manifest by comm-lower-to-runtime).
 //
 //===----------------------------------------------------------------------===//
@@ -16,6 +25,8 @@
 #include "TensorBuilders.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Bufferization/IR/Bufferization.h"
+#include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
@@ -29,7 +40,8 @@ namespace rankc::dag {
 namespace {
 
 /// An index of `indices` (any integer type) as an `index`, checked against
-/// [0, bound): out of range, the runtime ends the run.
+/// [0, bound): out of range, the runtime ends the run, and the index used
+/// meanwhile is 0.
 Value checkedIndex(OpBuilder &b, Location loc, Value raw, int64_t bound,
                    int32_t check) {
   Type i64 = b.getI64Type();
@@ -51,7 +63,17 @@ Value checkedIndex(OpBuilder &b, Location loc, Value raw, int64_t bound,
     func::CallOp::create(b, loc, kIndexErrorFunction, TypeRange{},
                          ValueRange{id, wide, n});
   }
-  return arith::IndexCastOp::create(b, loc, b.getIndexType(), wide);
+  Value safe = arith::SelectOp::create(b, loc, bad, zero, wide);
+  return arith::IndexCastOp::create(b, loc, b.getIndexType(), safe);
+}
+
+/// Adds `u` to `buffer[at]` atomically: updates of one scatter_add may run
+/// concurrently (GPU threads). (scatter_add takes no bool: DagChecker.)
+void atomicAdd(OpBuilder &b, Location loc, DType t, Value u, Value buffer,
+               ValueRange at) {
+  auto kind = isFloat(t) ? arith::AtomicRMWKind::addf
+                         : arith::AtomicRMWKind::addi;
+  memref::AtomicRMWOp::create(b, loc, kind, u, buffer, at);
 }
 
 } // namespace
@@ -93,6 +115,14 @@ Value buildTake(OpBuilder &b, Location loc, const Node &n, Value x,
                        : arith::IndexCastOp::create(nb, l, nb.getIndexType(),
                                                     args[0])
                              .getResult();
+        if (xShape[axis] == 0) {
+          // Nothing to take from: the check fails the run; until then, 0.
+          Type t = elementType(ctx, n.outDType);
+          linalg::YieldOp::create(nb, l,
+                                  Value(arith::ConstantOp::create(
+                                      nb, l, t, nb.getZeroAttr(t))));
+          return;
+        }
         SmallVector<Value> coords;
         for (int64_t d = 0; d < axis; ++d)
           coords.push_back(linalg::IndexOp::create(nb, l, d));
@@ -110,34 +140,50 @@ Value buildScatterAdd(OpBuilder &b, Location loc, const Node &n, Value base,
   int64_t axis = n.axis;
   auto idxType = cast<RankedTensorType>(indices.getType());
   auto updType = cast<RankedTensorType>(updates.getType());
+  auto baseType = cast<RankedTensorType>(base.getType());
   int64_t ri = idxType.getRank();
   ArrayRef<int64_t> baseShape = n.outShape;
-  SmallVector<Value> lbs, ubs, steps;
-  Value zero = arith::ConstantIndexOp::create(b, loc, 0);
-  Value one = arith::ConstantIndexOp::create(b, loc, 1);
-  for (int64_t d : updType.getShape()) {
-    lbs.push_back(zero);
-    ubs.push_back(arith::ConstantIndexOp::create(b, loc, d));
-    steps.push_back(one);
+  auto region = scf::ExecuteRegionOp::create(b, loc, TypeRange{baseType});
+  OpBuilder::InsertionGuard guard(b);
+  b.setInsertionPointToStart(&region.getRegion().emplaceBlock());
+  auto bufferType =
+      MemRefType::get(baseType.getShape(), baseType.getElementType());
+  Value buffer = memref::AllocOp::create(b, loc, bufferType);
+  bufferization::MaterializeInDestinationOp::create(
+      b, loc, /*result=*/Type(), base, buffer, /*restrict=*/true,
+      /*writable=*/true);
+  if (updType.getNumElements() != 0 && baseShape[axis] != 0) {
+    SmallVector<Value> lbs, ubs, steps;
+    Value zero = arith::ConstantIndexOp::create(b, loc, 0);
+    Value one = arith::ConstantIndexOp::create(b, loc, 1);
+    for (int64_t d : updType.getShape()) {
+      lbs.push_back(zero);
+      ubs.push_back(arith::ConstantIndexOp::create(b, loc, d));
+      steps.push_back(one);
+    }
+    scf::ParallelOp::create(
+        b, loc, lbs, ubs, steps,
+        [&](OpBuilder &nb, Location l, ValueRange ivs) {
+          SmallVector<Value> at(ivs.begin() + axis, ivs.begin() + axis + ri);
+          Value raw = tensor::ExtractOp::create(nb, l, indices, at);
+          Value i = checkedIndex(nb, l, raw, baseShape[axis], check);
+          SmallVector<Value> target(ivs.begin(), ivs.begin() + axis);
+          target.push_back(i);
+          target.append(ivs.begin() + axis + ri, ivs.end());
+          Value u = tensor::ExtractOp::create(nb, l, updates, ivs);
+          atomicAdd(nb, l, n.outDType, u, buffer, target);
+        });
+  } else if (updType.getNumElements() != 0) {
+    // No row to add into: every index is out of range. Checked all the
+    // same (the first one fails the run), with nothing to add.
+    SmallVector<Value> zeros(ri, arith::ConstantIndexOp::create(b, loc, 0));
+    Value raw = tensor::ExtractOp::create(b, loc, indices, zeros);
+    (void)checkedIndex(b, loc, raw, 0, check);
   }
-  // Sequential, in row-major order of `updates`: repeated indices add up
-  // in that order, as np.add.at does.
-  scf::LoopNest nest = scf::buildLoopNest(
-      b, loc, lbs, ubs, steps, ValueRange{base},
-      [&](OpBuilder &nb, Location l, ValueRange ivs,
-          ValueRange acc) -> scf::ValueVector {
-        SmallVector<Value> at(ivs.begin() + axis, ivs.begin() + axis + ri);
-        Value raw = tensor::ExtractOp::create(nb, l, indices, at);
-        Value i = checkedIndex(nb, l, raw, baseShape[axis], check);
-        SmallVector<Value> target(ivs.begin(), ivs.begin() + axis);
-        target.push_back(i);
-        target.append(ivs.begin() + axis + ri, ivs.end());
-        Value u = tensor::ExtractOp::create(nb, l, updates, ivs);
-        Value old = tensor::ExtractOp::create(nb, l, acc[0], target);
-        Value sum = binaryScalar(nb, l, Op::Add, n.outDType, old, u);
-        return {tensor::InsertOp::create(nb, l, sum, acc[0], target)};
-      });
-  return nest.results.front();
+  Value result = bufferization::ToTensorOp::create(
+      b, loc, baseType, buffer, /*restrict=*/true, /*writable=*/true);
+  scf::YieldOp::create(b, loc, result);
+  return region.getResult(0);
 }
 
 } // namespace rankc::dag

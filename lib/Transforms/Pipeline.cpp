@@ -78,6 +78,8 @@ void rankc::buildCudaLoweringPipeline(mlir::OpPassManager &pm,
   pm.addNestedPass<func::FuncOp>(createRankcGpuCollapseDims());
   pm.addNestedPass<func::FuncOp>(createRankcGpuSplitReductions());
   buildBufferization(pm);
+  // take's and scatter_add's index checks: kernels cannot call the host.
+  pm.addPass(createRankcGpuIndexChecks());
   pm.addPass(createRankcGpuDeviceBuffers());
   // Matmuls to cuBLASLt; the rest to generated kernels.
   pm.addPass(createRankcGpuLibraryCalls(

@@ -360,8 +360,6 @@ int main(int argc, char **argv) {
   rankc::BuildOptions build;
   build.bulkSynchronous = o.bulkSynchronous;
   if (o.target == "cuda") {
-    if (failed(rankc::checkCudaSupport(*module)))
-      return 1;
     rankc::CudaOptions cuda;
     std::string why;
     cuda.toolkit = rankc::CudaOptions::findToolkit(why);

@@ -42,11 +42,6 @@ compileToPartitioned(mlir::MLIRContext &ctx, llvm::StringRef input,
                      const CompileOptions &options, llvm::SourceMgr &sourceMgr,
                      mlir::TimingScope &timing);
 
-/// `--target cuda` of a partitioned module: what the CUDA backend cannot
-/// build yet is an error at the node that uses it (take and scatter_add,
-/// whose run-time index checks call the host).
-mlir::LogicalResult checkCudaSupport(mlir::ModuleOp module);
-
 } // namespace rankc
 
 #endif // RANKC_DRIVER_DRIVER_H

@@ -236,6 +236,26 @@ def RankcGpuSplitReductions : Pass<"rankc-gpu-split-reductions", "mlir::func::Fu
                            "mlir::tensor::TensorDialect"];
 }
 
+def RankcGpuIndexChecks : Pass<"rankc-gpu-index-checks", "mlir::ModuleOp"> {
+  let summary = "Index checks that GPU kernels can make: a record the runtime reads";
+  let description = [{
+    Runs on bufferized code of the CUDA backend, before kernels are formed.
+    Every call of `rankc_rt_index_error(check, index, bound)` (an index of
+    `take` or `scatter_add` out of range; the host ends the run there on the
+    CPU) becomes a claim of the runtime's index record, a `memref<3xi64>`
+    viewed from `rankc_rt_index_record()` (called once at the start of each
+    function that checks): a `memref.generic_atomic_rmw` sets word 0 from 0
+    to `check + 1`, and the thread that won stores the index and the bound
+    in words 1 and 2. The runtime reads the record after every step and
+    ends the run naming the rank, the node and the index. The importer
+    already clamps a bad index to 0, so kernels stay in bounds meanwhile.
+  }];
+  let dependentDialects = ["mlir::arith::ArithDialect",
+                           "mlir::func::FuncDialect",
+                           "mlir::memref::MemRefDialect",
+                           "mlir::scf::SCFDialect"];
+}
+
 def RankcGpuLibraryCalls : Pass<"rankc-gpu-library-calls", "mlir::ModuleOp"> {
   let summary = "Run the GPU program's matmuls through cuBLASLt (runtime calls)";
   let description = [{
