@@ -118,20 +118,24 @@ linalg::GenericOp dropUnitConstantDims(IRRewriter &rewriter,
 }
 
 /// Collapses the reduction loops of `op` into one when there are several
-/// and every operand allows it; returns the op to split (or null).
+/// and every operand allows it; returns the op to split (or null). Inputs
+/// read at a constant go first either way: splitReduction, like collapsing,
+/// needs maps of loop indices only (it built an invalid op from the
+/// cross-entropy's [rows, 1] targets).
 linalg::LinalgOp oneReductionLoop(IRRewriter &rewriter, linalg::GenericOp op) {
   SmallVector<unsigned> dims;
   op.getReductionDims(dims);
-  if (dims.size() == 1)
-    return op;
   ReassociationIndices group;
   for (unsigned d : dims) {
     if (!group.empty() && d != unsigned(group.back()) + 1)
       return nullptr; // parallel loops between them: not one loop
     group.push_back(d);
   }
-  if (!(op = dropUnitConstantDims(rewriter, op)) ||
-      !linalg::areDimSequencesPreserved(op.getIndexingMapsArray(), {group}))
+  if (!(op = dropUnitConstantDims(rewriter, op)))
+    return nullptr;
+  if (dims.size() == 1)
+    return op;
+  if (!linalg::areDimSequencesPreserved(op.getIndexingMapsArray(), {group}))
     return nullptr;
   rewriter.setInsertionPoint(op);
   FailureOr<linalg::CollapseResult> collapsed =
@@ -161,8 +165,12 @@ struct GpuSplitReductionsPass
     getOperation().walk([&](linalg::GenericOp op) {
       // Contractions are GEMMs for cuBLASLt (rankc-gpu-library-calls), which
       // has its own split-K: splitting them here would hide them from it.
+      // Nor ops that read their loop indices (linalg.index: the
+      // cross-entropy's pick of the target's logit): splitting renumbers
+      // the loops under them.
       if (op.hasPureTensorSemantics() && op.getNumReductionLoops() > 0 &&
-          op.getNumDpsInits() == 1 && failed(rankc::asGemm(op)))
+          op.getNumDpsInits() == 1 && !op.hasIndexSemantics() &&
+          failed(rankc::asGemm(op)))
         reductions.push_back(op);
     });
     IRRewriter rewriter(&getContext());

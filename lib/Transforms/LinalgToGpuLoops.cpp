@@ -218,39 +218,55 @@ LogicalResult registerBlock(RewriterBase &rewriter, linalg::LinalgOp op,
   return success();
 }
 
-/// Tile sizes for a loop over `trips`: from the innermost dimension out,
-/// each takes as many of the block's threads as it has iterations (a power
-/// of two), up to three dimensions; the rest stay 1. With two dimensions or
-/// more, the innermost takes at most a warp (32): a warp still reads 128
-/// contiguous bytes, and a square-ish tile lets the threads of a block share
-/// what they read in the L1 cache (a matmul's rows of A and columns of B).
+/// The dimensions of a loop over `trips` that get the GPU's x, y and z
+/// (innermost first): the three innermost that have more than one
+/// iteration. A unit dimension (a 1x1 convolution's window) would waste
+/// one, and push a real dimension onto z, which takes at most 64 threads.
+SmallVector<unsigned> mappedDims(ArrayRef<int64_t> trips) {
+  SmallVector<unsigned> dims;
+  for (int i = int(trips.size()) - 1; i >= 0 && dims.size() < 3; --i)
+    if (trips[i] != 1)
+      dims.push_back(i);
+  return dims;
+}
+
+/// Tile sizes for a loop over `trips`: from the innermost mapped dimension
+/// out, each takes as many of the block's threads as it has iterations (a
+/// power of two); the rest stay 1. With two dimensions or more, the
+/// innermost takes at most a warp (32): a warp still reads 128 contiguous
+/// bytes, and a square-ish tile lets the threads of a block share what they
+/// read in the L1 cache (a matmul's rows of A and columns of B). z takes at
+/// most 64 threads (the GPU's limit).
 SmallVector<int64_t> tileSizes(ArrayRef<int64_t> trips, int64_t threads) {
   SmallVector<int64_t> sizes(trips.size(), 1);
+  SmallVector<unsigned> dims = mappedDims(trips);
   int64_t left = threads;
-  for (int i = int(trips.size()) - 1, used = 0; i >= 0 && used < 3; --i) {
+  for (auto [used, i] : llvm::enumerate(dims)) {
     int64_t want = trips[i] > 0 ? int64_t(llvm::PowerOf2Ceil(trips[i])) : left;
-    if (used == 0 && trips.size() > 1)
+    if (used == 0 && dims.size() > 1)
       want = std::min<int64_t>(want, 32);
+    if (used == 2)
+      want = std::min<int64_t>(want, 64);
     sizes[i] = std::max<int64_t>(1, std::min(want, left));
     left /= sizes[i];
-    ++used;
     if (left <= 1)
       break;
   }
   return sizes;
 }
 
-/// Maps a loop's dimensions, innermost first, to x, y, z of `first`
-/// (BlockX or ThreadX); dimensions beyond three run sequentially.
-void mapLoop(scf::ParallelOp loop, gpu::Processor first) {
+/// Maps the dimensions `dims` of a loop (innermost first, mappedDims) to x,
+/// y, z of `first` (BlockX or ThreadX); the others run sequentially.
+void mapLoop(scf::ParallelOp loop, gpu::Processor first,
+             ArrayRef<unsigned> dims) {
   MLIRContext *ctx = loop.getContext();
   unsigned n = loop.getNumLoops();
   SmallVector<gpu::ParallelLoopDimMappingAttr> mapping;
   AffineMap id = AffineMap::getMultiDimIdentityMap(1, ctx);
   for (unsigned d = 0; d < n; ++d) {
-    unsigned fromInner = n - 1 - d;
-    auto proc = fromInner < 3
-                    ? gpu::Processor(uint64_t(first) + fromInner)
+    auto at = llvm::find(dims, d);
+    auto proc = at != dims.end()
+                    ? gpu::Processor(uint64_t(first) + (at - dims.begin()))
                     : gpu::Processor::Sequential;
     mapping.push_back(gpu::ParallelLoopDimMappingAttr::get(ctx, proc, id, id));
   }
@@ -377,6 +393,38 @@ scf::ParallelOp normalizeSteps(RewriterBase &rewriter, scf::ParallelOp loop,
   return unitLoop;
 }
 
+/// Maps the tiles loop `blocks` (around `points`) to the grid. A loop with
+/// more than three dimensions of several iterations (a convolution's
+/// [N, C, H, W] and window loops) has its outer ones joined with the one on
+/// z into one dimension of blocks (upstream's collapseParallelLoops), while
+/// it fits z's 65535: otherwise every thread would walk them in sequence
+/// (resnet18's batch of 32 in each).
+void mapBlocks(RewriterBase &rewriter, scf::ParallelOp blocks,
+               scf::ParallelOp points, ArrayRef<int64_t> trips,
+               ArrayRef<int64_t> sizes, ArrayRef<unsigned> dims) {
+  auto tiles = [&](unsigned d) { return llvm::divideCeil(trips[d], sizes[d]); };
+  std::vector<unsigned> outer;
+  int64_t joined = 1;
+  bool several = false;
+  for (unsigned d = 0; d < trips.size(); ++d)
+    if (!llvm::is_contained(dims, d)) {
+      outer.push_back(d);
+      several |= trips[d] > 1;
+      joined *= trips[d];
+    }
+  if (!several || dims.size() != 3 || llvm::is_contained(trips, -1) ||
+      joined * tiles(dims[2]) > 65535) {
+    mapLoop(blocks, gpu::Processor::BlockX, dims);
+    return;
+  }
+  outer.push_back(dims[2]);
+  llvm::sort(outer);
+  std::vector<std::vector<unsigned>> groups = {outer, {dims[1]}, {dims[0]}};
+  collapseParallelLoops(rewriter, blocks, groups);
+  mapLoop(points->getParentOfType<scf::ParallelOp>(), gpu::Processor::BlockX,
+          {2, 1, 0});
+}
+
 struct LinalgToGpuLoopsPass
     : public rankc::impl::RankcLinalgToGpuLoopsBase<LinalgToGpuLoopsPass> {
   using RankcLinalgToGpuLoopsBase::RankcLinalgToGpuLoopsBase;
@@ -497,16 +545,19 @@ struct LinalgToGpuLoopsPass
     for (scf::ParallelOp loop : outer) {
       SmallVector<int64_t> trips = tripCounts(loop);
       SmallVector<int64_t> sizes = tileSizes(trips, threads);
+      SmallVector<unsigned> dims = mappedDims(trips);
       if (llvm::all_of(sizes, [](int64_t s) { return s == 1; })) {
         // A single iteration: one block of one thread.
-        mapLoop(loop, gpu::Processor::BlockX);
+        mapLoop(loop, gpu::Processor::BlockX,
+                dims.empty() ? SmallVector<unsigned>{loop.getNumLoops() - 1}
+                             : dims);
         continue;
       }
       loop = normalizeSteps(rewriter, loop, trips);
       auto [blocks, points] =
           scf::tileParallelLoop(loop, sizes, /*noMinMaxBounds=*/true);
-      mapLoop(blocks, gpu::Processor::BlockX);
-      mapLoop(points, gpu::Processor::ThreadX);
+      mapLoop(points, gpu::Processor::ThreadX, dims);
+      mapBlocks(rewriter, blocks, points, trips, sizes, dims);
     }
   }
 };

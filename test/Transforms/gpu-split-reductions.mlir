@@ -138,3 +138,47 @@ func.func @unit_stats(%x: tensor<8x256x1024xf32>, %s: tensor<8x256x1xf32>, %init
   } -> tensor<1024xf32>
   return %r : tensor<1024xf32>
 }
+
+// One reduction loop and an input read at a constant (a column scaled by
+// [rows, 1] statistics, summed over the rows): the input is collapsed
+// before splitting too (splitReduction built an invalid op from the
+// constant, which crashed the verifier).
+// CHECK-LABEL: func.func @one_loop_unit(
+// CHECK: %[[S1:.*]] = tensor.collapse_shape %arg1 {{\[}}[0, 1]] : tensor<2048x1xf32> into tensor<2048xf32>
+// CHECK: tensor.expand_shape %[[S1]]
+// CHECK: linalg.generic {{.*}} iterator_types = ["parallel", "reduction", "parallel"]}
+#x2 = affine_map<(d0, d1) -> (d0, d1)>
+#s2 = affine_map<(d0, d1) -> (d0, 0)>
+func.func @one_loop_unit(%x: tensor<2048x16xf32>, %s: tensor<2048x1xf32>, %init: tensor<16xf32>) -> tensor<16xf32> {
+  %r = linalg.generic {indexing_maps = [#x2, #s2, #col], iterator_types = ["reduction", "parallel"]}
+      ins(%x, %s : tensor<2048x16xf32>, tensor<2048x1xf32>) outs(%init : tensor<16xf32>) {
+  ^bb0(%a: f32, %b: f32, %acc: f32):
+    %p = arith.mulf %a, %b : f32
+    %t = arith.addf %acc, %p : f32
+    linalg.yield %t : f32
+  } -> tensor<16xf32>
+  return %r : tensor<16xf32>
+}
+
+// Not split: a reduction that reads its loop indices (cross-entropy's pick
+// of each row's target logit, linalg.index of the reduced loop), since
+// splitting renumbers the loops under linalg.index.
+// CHECK-LABEL: func.func @picks(
+// CHECK-NOT: tensor.expand_shape
+// CHECK: linalg.generic {{.*}} iterator_types = ["parallel", "reduction"]}
+// CHECK-NOT: linalg.generic
+// CHECK: return
+func.func @picks(%t: tensor<16x1xi64>, %x: tensor<16x8192xf32>, %init: tensor<16xf32>) -> tensor<16xf32> {
+  %zero = arith.constant 0.0 : f32
+  %r = linalg.generic {indexing_maps = [#s2, #x2, #row], iterator_types = ["parallel", "reduction"]}
+      ins(%t, %x : tensor<16x1xi64>, tensor<16x8192xf32>) outs(%init : tensor<16xf32>) {
+  ^bb0(%target: i64, %a: f32, %acc: f32):
+    %j = linalg.index 1 : index
+    %ji = arith.index_cast %j : index to i64
+    %hit = arith.cmpi eq, %ji, %target : i64
+    %v = arith.select %hit, %a, %zero : f32
+    %s = arith.addf %acc, %v : f32
+    linalg.yield %s : f32
+  } -> tensor<16xf32>
+  return %r : tensor<16xf32>
+}

@@ -7,8 +7,9 @@
 
 // Elementwise, 4 wide: tiled by 4 on the contiguous dimension and
 // vectorized (one 16-byte vector load and store per thread), then tiles to
-// blocks, points to threads: x takes the single 4-wide column, y 256 rows;
-// a guard for the last, partial tile.
+// blocks, points to threads: the single 4-wide column is a unit dimension
+// (sequential, one iteration), so x takes 256 rows; a guard for the last,
+// partial tile.
 // CHECK-LABEL: func.func @elementwise(
 // CHECK-DAG: %[[C1000:c1000]]{{.*}} = arith.constant 1000 : index
 // CHECK: scf.parallel (%{{.*}}, %{{.*}}) = ({{.*}}) to (%[[C1000]]{{.*}}, %{{.*}}) step
@@ -17,8 +18,8 @@
 // CHECK: %[[V:.*]] = vector.load %{{.*}}[%{{.*}}] {alignment = 16 : i64} : memref<4xf32, {{.*}}>, vector<4xf32>
 // CHECK-NEXT: %[[E:.*]] = math.exp %[[V]] : vector<4xf32>
 // CHECK: vector.store %[[E]], %{{.*}}[%{{.*}}] {alignment = 16 : i64}
-// CHECK: {mapping = [#gpu.loop_dim_map<processor = thread_y, {{.*}}>, #gpu.loop_dim_map<processor = thread_x, {{.*}}>]}
-// CHECK: {mapping = [#gpu.loop_dim_map<processor = block_y, {{.*}}>, #gpu.loop_dim_map<processor = block_x, {{.*}}>]}
+// CHECK: {mapping = [#gpu.loop_dim_map<processor = thread_x, {{.*}}>, #gpu.loop_dim_map<processor = sequential, {{.*}}>]}
+// CHECK: {mapping = [#gpu.loop_dim_map<processor = block_x, {{.*}}>, #gpu.loop_dim_map<processor = sequential, {{.*}}>]}
 // T64-LABEL: func.func @elementwise(
 // T64: arith.constant 64 : index
 // Scalar (vector-width=1): the contiguous dimension (4 wide) takes 4
@@ -199,6 +200,26 @@ func.func @total(%a: memref<100xf32>, %s: memref<f32>) {
   ^bb0(%x: f32, %acc: f32):
     %r = arith.addf %x, %acc : f32
     linalg.yield %r : f32
+  }
+  return
+}
+
+// Five loops, the innermost a unit one (a 1x1 window): x, y and z go to the
+// three innermost loops of several iterations (8, 8, 64 threads at most on
+// z), and the outer batch loop joins z's tiles in one grid dimension
+// (32 x 64 / 4 blocks) instead of running in sequence in every thread.
+// CHECK-LABEL: func.func @window(
+// CHECK: scf.parallel (%{{[^,]*}}, %{{[^,]*}}, %{{[^,]*}}) = ({{[^)]*}}) to ({{[^)]*}}) step
+// CHECK: scf.parallel (%{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}) =
+// CHECK: {mapping = [#gpu.loop_dim_map<processor = sequential, {{.*}}>, #gpu.loop_dim_map<processor = thread_z, {{.*}}>, #gpu.loop_dim_map<processor = thread_y, {{.*}}>, #gpu.loop_dim_map<processor = thread_x, {{.*}}>, #gpu.loop_dim_map<processor = sequential, {{.*}}>]}
+// CHECK: {mapping = [#gpu.loop_dim_map<processor = block_z, {{.*}}>, #gpu.loop_dim_map<processor = block_y, {{.*}}>, #gpu.loop_dim_map<processor = block_x, {{.*}}>]}
+#w5 = affine_map<(d0, d1, d2, d3, d4) -> (d0, d1, d2, d3, d4)>
+func.func @window(%a: memref<32x64x8x8x1xf32>, %b: memref<32x64x8x8x1xf32>) {
+  linalg.generic {indexing_maps = [#w5, #w5], iterator_types = ["parallel", "parallel", "parallel", "parallel", "parallel"]}
+      ins(%a : memref<32x64x8x8x1xf32>) outs(%b : memref<32x64x8x8x1xf32>) {
+  ^bb0(%x: f32, %y: f32):
+    %e = math.exp %x : f32
+    linalg.yield %e : f32
   }
   return
 }
