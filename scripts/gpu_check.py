@@ -10,7 +10,10 @@ on 1 to 4 ranks with a fixed seed), writes each one's inputs, compiles it
 for both targets, runs the CPU build and keeps its outputs:
 WORK/<dag>/{dag.json, in/, cpu/, cuda/ (OUT of --target cuda), steps}.
 Some cases run many steps (launch --steps: state carried, parameters
-updated by the optimizer), on both targets alike.
+updated by the optimizer), on both targets alike. Some write inputs of
+their own (indices in range, a model zoo's batches and targets); some must
+fail on both targets with the same message (WORK/<dag>/expect_error), as an
+index out of range does.
 compare runs every cuda/launch (with $RANKC_MPIEXEC, $LD_LIBRARY_PATH as
 set by the caller) and compares each rank's outputs with the CPU's, within
 the tolerances of test/E2E (exact for integers and bool). Prints one line
@@ -47,6 +50,8 @@ def dags(work):
     # Version 2's conv (1-3 spatial axes, groups, padding, dilations, f16,
     # f64) and pool (max, argmax with ties and NaN, sum, mean, integers).
     out.append(("window", os.path.join(ROOT, "test", "E2E", "Inputs", "window.json")))
+    # take and scatter_add (constant indices, repeated ones, 2 ranks).
+    out.append(("indexing", os.path.join(ROOT, "test", "E2E", "Inputs", "indexing.json")))
     # Edge cases: an empty slice (kernels over nothing), 0-d values, a sum
     # to a scalar (one-thread kernel), odd sizes (no vector path), an
     # allreduce of f16 on 2 ranks.
@@ -185,6 +190,87 @@ def stepped(work):
     return out
 
 
+def with_inputs(work):
+    """(name, path, steps, write_inputs(folder), expected error or None):
+    cases whose inputs are not make_input's (indices must be in range)."""
+    out = []
+    rng = np.random.default_rng(1)
+    # take and scatter_add with run-time indices on the GPU: many threads
+    # meeting at repeated indices (atomics) in every dtype, a 3-d take along
+    # axis 1, and an index out of range (the device-side record).
+    V, D, N = 1000, 64, 4096
+    nodes = [{"id": "emb", "op": "input", "shape": [V, D], "dtype": "f32"},
+             {"id": "ids", "op": "input", "shape": [N], "dtype": "i32"},
+             {"id": "rows", "op": "take", "args": ["emb", "ids"], "axis": 0},
+             {"id": "g", "op": "input", "shape": [N, D], "dtype": "f32"},
+             {"id": "demb", "op": "scatter_add", "args": ["emb", "ids", "g"], "axis": 0},
+             {"id": "cube", "op": "input", "shape": [3, 50, 5], "dtype": "f64"},
+             {"id": "pick", "op": "input", "shape": [2, 7], "dtype": "i64"},
+             {"id": "picked", "op": "take", "args": ["cube", "pick"], "axis": 1},
+             {"id": "few", "op": "input", "shape": [8], "dtype": "i64"}]
+    outputs = {"rows": "rows", "demb": "demb", "picked": "picked"}
+    for dt in ("f16", "f64", "i32", "i8"):
+        nodes += [{"id": f"base_{dt}", "op": "input", "shape": [3, 8], "dtype": dt},
+                  {"id": f"upd_{dt}", "op": "input", "shape": [3, 8], "dtype": dt},
+                  {"id": f"sc_{dt}", "op": "scatter_add",
+                   "args": [f"base_{dt}", "few", f"upd_{dt}"], "axis": -1}]
+        outputs[f"sc_{dt}"] = f"sc_{dt}"
+    doc = {"format": "rankc-dag", "version": 2, "world_size": 1,
+           "programs": [{"ranks": "all", "nodes": nodes, "outputs": outputs}]}
+    path = os.path.join(work, "gather-scatter.json")
+    with open(path, "w") as f:
+        json.dump(doc, f)
+
+    def gather_inputs(bad):
+        def write(folder):
+            sys.path.insert(0, os.path.join(ROOT, "test", "E2E"))
+            import e2e
+            d = os.path.join(folder, "rank0")
+            for node in nodes:
+                if node["op"] == "input":
+                    e2e.save(os.path.join(d, node["id"] + ".npy"), e2e.make_input(rng, node),
+                             node["dtype"])
+            ids = rng.integers(0, 40, size=N).astype(np.int32)  # many repeats
+            if bad:
+                ids[3001] = V  # the one bad index among 4096
+            np.save(os.path.join(d, "ids.npy"), ids)
+            np.save(os.path.join(d, "pick.npy"), rng.integers(0, 50, size=(2, 7)))
+            np.save(os.path.join(d, "few.npy"), np.array([7, 0, 7, 7, 3, 0, 1, 7]))
+        return write
+    out.append(("gather-scatter", path, 1, gather_inputs(False), None))
+    # Steps 2 on from CUDA graph recordings: the record is read after each.
+    out.append(("gather-scatter-6steps-replay", path, 6, gather_inputs(False), None))
+    out.append(("gather-scatter-bad-index", path, 1, gather_inputs(True),
+                "node 'rows': index 1000 is out of range [0, 1000)"))
+    # The zoo's models with indices and windows (test/DataParallel/zoo.py):
+    # embeddings and a tied head (take, scatter_add), convolutions, batch
+    # norm and max pooling (pool argmax, scatter_add), trained on 2 ranks.
+    # (resnet18's weights and gradients, 180 MB, are more than the device
+    # tool carries: bench/gpu/zoo_gpu.py runs it, inputs made there.)
+    sys.path.insert(0, os.path.join(ROOT, "test", "DataParallel"))
+    import zoo
+    import export_torch
+    # (SGD for the GPT: the k third of its fused qkv bias has a gradient of
+    # zero in exact arithmetic, softmax ignoring a shift common to all keys,
+    # and Adam turns either backend's rounding noise there into full steps.)
+    for name, steps, opt in [("gpt-tied-ce", 3, {"kind": "sgd", "lr": 0.1, "momentum": 0.9}),
+                             ("lenet-bn-ce", 3, {"kind": "sgd", "lr": 0.1, "momentum": 0.9})]:
+        model, batches, targets, loss_fn, start = zoo.setup(name, 2)
+        doc = export_torch.export_step(model, batches[0], loss_fn, targets=targets[0],
+                                       world_size=2, bucket_cap_mb=0.0005,
+                                       first_bucket_cap_mb=0.0002, optimizer=opt)
+        model.load_state_dict(start)
+        case = f"zoo-{name}-{opt['kind'] if opt else 'grads'}-{steps}steps"
+        path = os.path.join(work, case + ".json")
+        with open(path, "w") as f:
+            json.dump(doc, f)
+
+        def write(folder, model=model, batches=batches, targets=targets):
+            export_torch.save_inputs(folder, model, batches, targets)
+        out.append((case, path, steps, write, None))
+    return out
+
+
 def run(cmd, **kw):
     return subprocess.run(cmd, capture_output=True, text=True, errors="replace", **kw)
 
@@ -193,7 +279,9 @@ def prepare(rankc, work):
     sys.path.insert(0, os.path.join(ROOT, "test", "E2E"))
     import e2e
     os.makedirs(work, exist_ok=True)
-    for name, path, steps in [(n, p, 1) for n, p in dags(work)] + stepped(work):
+    cases = ([(n, p, 1, None, None) for n, p in dags(work)] +
+             [(n, p, s, None, None) for n, p, s in stepped(work)] + with_inputs(work))
+    for name, path, steps, write_inputs, expect in cases:
         if run([rankc, "check", path]).returncode != 0:
             print(f"skipped {name}: not a valid program (an example of an error)")
             continue
@@ -215,8 +303,13 @@ def prepare(rankc, work):
             # another order) from step to step: 5 steps get rtol 1e-3.
             with open(os.path.join(base, "rtol"), "w") as f:
                 f.write("1e-3")
+        if expect:
+            with open(os.path.join(base, "expect_error"), "w") as f:
+                f.write(expect)
         rng = np.random.default_rng(0)
-        for prog in doc["programs"]:
+        if write_inputs:
+            write_inputs(os.path.join(base, "in"))
+        for prog in ([] if write_inputs else doc["programs"]):
             ranks = range(doc["world_size"]) if prog["ranks"] == "all" else prog["ranks"]
             for r in ranks:
                 for node in prog["nodes"]:
@@ -234,7 +327,9 @@ def prepare(rankc, work):
         p = run([os.path.join(base, "cpu-exe", "launch"), "--inputs",
                  os.path.join(base, "in"), "--outputs", os.path.join(base, "cpu"),
                  "--steps", str(steps)], timeout=600)
-        if p.returncode != 0:
+        if expect and (p.returncode != 1 or expect not in p.stderr):
+            sys.exit(f"{name}: the CPU run should fail with '{expect}':\n{p.stderr}")
+        if not expect and p.returncode != 0:
             sys.exit(f"{name}: CPU run failed:\n{p.stderr}")
         subprocess.run(["rm", "-rf", os.path.join(base, "cpu-exe")])
         os.rename(os.path.join(base, "cuda-exe"), os.path.join(base, "cuda"))
@@ -269,7 +364,15 @@ def compare(work, only=()):
                      "--outputs", res, "--timeout", "120", "--steps", steps, "--stats", stats],
                     timeout=600, env=env)
         why = None
-        if p.returncode != 0:
+        expect_file = os.path.join(base, "expect_error")
+        if os.path.exists(expect_file):
+            # Fails as on the CPU: exit 1, the same message, no outputs.
+            expect = open(expect_file).read()
+            if p.returncode != 1 or expect not in p.stderr:
+                why = f"expected exit 1 with '{expect}', got {p.returncode}: {p.stderr.strip()[-2000:]}"
+            elif glob.glob(os.path.join(res, "rank*", "*.npy")):
+                why = "a failed run left outputs"
+        elif p.returncode != 0:
             why = f"run failed ({p.returncode}): {p.stderr.strip()[-2000:]}"
         else:
             want_files = sorted(glob.glob(os.path.join(base, "cpu", "rank*", "*.npy")))
