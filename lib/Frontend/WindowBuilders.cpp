@@ -1,11 +1,14 @@
 //===- WindowBuilders.cpp - conv and pool (version 2) ---------------------===//
 //
-// conv is one linalg.generic over [N, G, O/G, E..., C/G, K...] (the loops
-// of upstream's grouped convolutions, linalg.conv_2d_ngchw_gfchw, for any
-// number of spatial axes): x is first padded and input-dilated into a zero
-// tensor (tensor.insert_slice with strides), then read at
-// e * stride + k * dilation; channels are split into groups by expanding
-// x, w and the result. pool is a linalg.generic over [N, C, E..., W...]
+// conv: x is first padded and input-dilated into a zero tensor
+// (tensor.insert_slice with strides), then read at e * stride + k *
+// dilation; channels are split into groups by expanding x, w and the
+// result. Where both sides of the matrices are large enough, it is im2col
+// and one batched GEMM per group (buildConvGemm: cuBLASLt on the GPU);
+// otherwise (a depthwise convolution) one linalg.generic over
+// [N, G, O/G, E..., C/G, K...] (the loops of upstream's grouped
+// convolutions, linalg.conv_2d_ngchw_gfchw, for any number of spatial
+// axes). pool is a linalg.generic over [N, C, E..., W...]
 // that reads x where each window element lies (tensor.extract, as take
 // does), so that padded elements are known: max and argmax skip them, sum
 // counts them as zero (the checker refuses windows of padding only).
@@ -45,6 +48,96 @@ SmallVector<ReassociationIndices> splitDim(int64_t rank, int64_t split) {
   return groups;
 }
 } // namespace
+
+/// Channels out (per group) and window elements (channels in per group
+/// times kernel elements) from which a convolution is a GEMM: below,
+/// matrices of a few rows or columns (a depthwise convolution) run better
+/// as the direct loops.
+constexpr int64_t kMinGemmSide = 4;
+
+/// The convolution of the grouped, padded x `xg` [N, G, C/G, P...] with
+/// `wg` [G, O/G, C/G, K...] as a GEMM per group (im2col): the windows of
+/// x are copied out into cols [G, C/G, K..., N, E...] (an elementwise
+/// generic with affine reads), then out[g, o, (n, e)] = sum over (c, k) of
+/// w[g, o, (c, k)] * cols[g, (c, k), (n, e)], a batched GEMM whose loop
+/// groups collapse (cuBLASLt on the GPU), transposed to [N, G, O/G, E...].
+Value buildConvGemm(OpBuilder &b, Location loc, const Node &n, Value xg,
+                    Value wg, ArrayRef<int64_t> xgShape,
+                    ArrayRef<int64_t> outShape) {
+  MLIRContext *ctx = b.getContext();
+  const NodeAttrs &a = *n.attrs;
+  int64_t k = int64_t(xgShape.size()) - 3;
+  DType t = n.outDType;
+  Type elem = elementType(ctx, t);
+  auto wgShape = cast<RankedTensorType>(wg.getType()).getShape();
+  auto dim = [&](int64_t i) { return getAffineDimExpr(i, ctx); };
+
+  // cols: loops g, c, k1..kk, n, e1..ek.
+  SmallVector<int64_t> colsShape{xgShape[1], xgShape[2]};
+  for (int64_t i = 0; i < k; ++i)
+    colsShape.push_back(wgShape[3 + i]);
+  colsShape.push_back(xgShape[0]);
+  for (int64_t i = 0; i < k; ++i)
+    colsShape.push_back(outShape[3 + i]);
+  int64_t colLoops = 3 + 2 * k;
+  SmallVector<AffineExpr> xe{dim(2 + k), dim(0), dim(1)};
+  for (int64_t i = 0; i < k; ++i)
+    xe.push_back(dim(3 + k + i) * a.stride[i] + dim(2 + i) * a.dilation[i]);
+  Value colsInit = tensor::EmptyOp::create(b, loc, colsShape, elem);
+  Value cols =
+      linalg::GenericOp::create(
+          b, loc, TypeRange{colsInit.getType()}, ValueRange{xg},
+          ValueRange{colsInit},
+          ArrayRef<AffineMap>{AffineMap::get(colLoops, 0, xe, ctx),
+                              AffineMap::getMultiDimIdentityMap(colLoops, ctx)},
+          SmallVector<utils::IteratorType>(colLoops,
+                                           utils::IteratorType::parallel),
+          [&](OpBuilder &nb, Location l, ValueRange args) {
+            linalg::YieldOp::create(nb, l, args[0]);
+          })
+          .getResult(0);
+
+  // The GEMM: loops g, o, n, e1..ek (parallel), c, k1..kk (reduction).
+  int64_t loops = 4 + 2 * k;
+  SmallVector<AffineExpr> we{dim(0), dim(1), dim(3 + k)},
+      ce{dim(0), dim(3 + k)}, oe{dim(0), dim(1), dim(2)};
+  for (int64_t i = 0; i < k; ++i) {
+    we.push_back(dim(4 + k + i));
+    ce.push_back(dim(4 + k + i));
+  }
+  ce.push_back(dim(2));
+  for (int64_t i = 0; i < k; ++i) {
+    ce.push_back(dim(3 + i));
+    oe.push_back(dim(3 + i));
+  }
+  SmallVector<int64_t> gemmShape{outShape[1], outShape[2], outShape[0]};
+  for (int64_t i = 0; i < k; ++i)
+    gemmShape.push_back(outShape[3 + i]);
+  Value init = zeros(b, loc, gemmShape, t);
+  SmallVector<utils::IteratorType> iters(3 + k, utils::IteratorType::parallel);
+  iters.append(1 + k, utils::IteratorType::reduction);
+  Value gemm =
+      linalg::GenericOp::create(
+          b, loc, TypeRange{init.getType()}, ValueRange{wg, cols},
+          ValueRange{init},
+          ArrayRef<AffineMap>{AffineMap::get(loops, 0, we, ctx),
+                              AffineMap::get(loops, 0, ce, ctx),
+                              AffineMap::get(loops, 0, oe, ctx)},
+          iters,
+          [&](OpBuilder &nb, Location l, ValueRange args) {
+            Value p = binaryScalar(nb, l, Op::Mul, t, args[0], args[1]);
+            linalg::YieldOp::create(
+                nb, l, binaryScalar(nb, l, Op::Add, t, args[2], p));
+          })
+          .getResult(0);
+  SmallVector<int64_t> perm{2, 0, 1};
+  for (int64_t i = 0; i < k; ++i)
+    perm.push_back(3 + i);
+  Value outInit = tensor::EmptyOp::create(b, loc, outShape, elem);
+  return linalg::TransposeOp::create(b, loc, gemm, outInit, perm)
+      .getResult()
+      .front();
+}
 
 Value buildConv(OpBuilder &b, Location loc, const Node &n, Value x, Value w,
                 ArrayRef<int64_t> xShape, ArrayRef<int64_t> wShape) {
@@ -93,6 +186,14 @@ Value buildConv(OpBuilder &b, Location loc, const Node &n, Value x, Value w,
       b, loc, RankedTensorType::get(xgShape, elem), xp, splitDim(2 + k, 1));
   Value wg = tensor::ExpandShapeOp::create(
       b, loc, RankedTensorType::get(wgShape, elem), w, splitDim(2 + k, 0));
+  int64_t window = c / g;
+  for (int64_t i = 0; i < k; ++i)
+    window *= wShape[2 + i];
+  if (o / g >= kMinGemmSide && window >= kMinGemmSide)
+    return tensor::CollapseShapeOp::create(
+        b, loc, tensorType(ctx, n.outShape, t),
+        buildConvGemm(b, loc, n, xg, wg, xgShape, outShape),
+        splitDim(2 + k, 1));
   Value init = zeros(b, loc, outShape, t);
 
   // Loops: n, g, o, e1..ek (parallel), c, k1..kk (reduction).
