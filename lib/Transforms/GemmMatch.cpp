@@ -57,7 +57,7 @@ SmallVector<unsigned> inOrder(AffineMap map, ArrayRef<unsigned> group) {
 
 } // namespace
 
-FailureOr<Gemm> rankc::asGemm(linalg::LinalgOp op) {
+FailureOr<Gemm> rankc::asGemm(linalg::LinalgOp op, bool anyLayout) {
   if (op.getNumDpsInputs() != 2 || op.getNumDpsInits() != 1 ||
       !linalg::isaContractionOpInterface(op))
     return failure();
@@ -66,7 +66,7 @@ FailureOr<Gemm> rankc::asGemm(linalg::LinalgOp op) {
     auto type = dyn_cast<ShapedType>(operand.get().getType());
     auto memref = dyn_cast<MemRefType>(operand.get().getType());
     if (!type || !type.hasStaticShape() ||
-        (memref && !memref.getLayout().isIdentity()) ||
+        (memref && !anyLayout && !memref.getLayout().isIdentity()) ||
         (elem && type.getElementType() != elem))
       return failure();
     elem = type.getElementType();

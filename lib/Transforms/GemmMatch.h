@@ -23,8 +23,9 @@ struct Gemm {
 int gemmDType(mlir::Type t);
 
 /// `op` (on tensors, or on buffers of identity layout) as a GEMM of f32 or
-/// f64 with static shapes, or failure.
-mlir::FailureOr<Gemm> asGemm(mlir::linalg::LinalgOp op);
+/// f64 with static shapes, or failure. With `anyLayout`, buffers may be
+/// strided views (which the caller copies to identity-layout buffers).
+mlir::FailureOr<Gemm> asGemm(mlir::linalg::LinalgOp op, bool anyLayout = false);
 
 } // namespace rankc
 

@@ -8,9 +8,13 @@
 // and K groups of loop dimensions is collapsed, becomes a call of the
 // runtime's rankc_rt_gemm (runtime/CublasLt.cpp), which runs cuBLASLt on
 // the stream the kernels use. The fill of zeros that starts the
-// accumulator is folded into the call (beta = 0). Anything else (f16/bf16,
-// whose contractions accumulate in their own type here; strided views;
-// operands whose groups interleave) stays for the kernel generator.
+// accumulator is folded into the call (beta = 0). An operand that is a
+// strided view (q, k and v split from one fused projection) is first copied
+// to a buffer of its own (a copy kernel of the operand's size, against a
+// GEMM left to the kernel generator); a strided result is computed there
+// and copied back. Anything else (f16/bf16, whose contractions accumulate
+// in their own type here; operands whose groups interleave) stays for the
+// kernel generator.
 //
 //===----------------------------------------------------------------------===//
 
@@ -18,6 +22,7 @@
 #include "rankc/Transforms/Passes.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/GPU/IR/GPUDialect.h"
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/IR/Builders.h"
@@ -46,6 +51,37 @@ linalg::FillOp zeroFillOf(linalg::LinalgOp op, Value acc) {
              : linalg::FillOp();
 }
 
+/// Gives every operand of `op` that is a strided view a device buffer of
+/// identity layout: inputs are copied in before `op` (linalg.copy, a
+/// kernel later), a strided result is copied in too (the GEMM may
+/// accumulate into it) and back out after `op`.
+void stageStridedOperands(OpBuilder &b, linalg::LinalgOp op) {
+  Location loc = op.getLoc();
+  // Copies go before the fill that starts the accumulator, if any, so that
+  // it stays next to `op` (zeroFillOf).
+  Operation *before = op;
+  if (auto fill = dyn_cast_or_null<linalg::FillOp>(op->getPrevNode()))
+    before = fill;
+  for (OpOperand &operand : op->getOpOperands()) {
+    auto type = cast<MemRefType>(operand.get().getType());
+    if (type.getLayout().isIdentity())
+      continue;
+    Value view = operand.get();
+    b.setInsertionPoint(op.isDpsInit(&operand) ? op.getOperation() : before);
+    Value staged =
+        gpu::AllocOp::create(
+            b, loc, MemRefType::get(type.getShape(), type.getElementType()),
+            Type(), ValueRange(), ValueRange(), ValueRange(), false)
+            .getMemref();
+    linalg::CopyOp::create(b, loc, view, staged);
+    operand.set(staged);
+    if (op.isDpsInit(&operand)) {
+      b.setInsertionPointAfter(op);
+      linalg::CopyOp::create(b, loc, staged, view);
+    }
+  }
+}
+
 struct GpuLibraryCallsPass
     : public rankc::impl::RankcGpuLibraryCallsBase<GpuLibraryCallsPass> {
   using RankcGpuLibraryCallsBase::RankcGpuLibraryCallsBase;
@@ -61,13 +97,15 @@ struct GpuLibraryCallsPass
     }
     SmallVector<std::pair<linalg::LinalgOp, Gemm>> gemms;
     module.walk([&](linalg::LinalgOp op) {
-      if (FailureOr<Gemm> g = asGemm(op);
+      if (FailureOr<Gemm> g = asGemm(op, /*anyLayout=*/true);
           op.hasPureBufferSemantics() && succeeded(g))
         gemms.push_back({op, *g});
     });
     if (gemms.empty())
       return;
     OpBuilder b(module.getContext());
+    for (auto [op, g] : gemms)
+      stageStridedOperands(b, op);
     Type index = b.getIndexType(), i64 = b.getI64Type(), i32 = b.getI32Type();
     auto gemm = module.lookupSymbol<func::FuncOp>("rankc_rt_gemm");
     if (!gemm) {

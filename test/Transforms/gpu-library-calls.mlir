@@ -99,15 +99,14 @@ func.func @shared_weight(%dy: memref<4x8x5xf32>, %w: memref<8x6xf32>, %dx: memre
   return
 }
 
-// Left to the kernel generator: f16 (accumulates in f16 here), a strided
-// view, an output whose groups interleave (ibj: not [batch, m, n]), and a
-// batch of dot products (no M, no N: a row reduction, not a GEMM).
+// Left to the kernel generator: f16 (accumulates in f16 here), an output
+// whose groups interleave (ibj: not [batch, m, n]), and a batch of dot
+// products (no M, no N: a row reduction, not a GEMM).
 // CHECK-LABEL: func.func @kept(
 // CHECK-NOT: call @rankc_rt_gemm
 // CHECK: linalg.generic
 // CHECK-SAME: ins(%arg9, %arg10 : memref<16x32xf32>, memref<16x32xf32>)
 // CHECK: linalg.matmul ins(%arg0, %arg1 : memref<8x16xf16>
-// CHECK: linalg.matmul ins(%{{.*}}, %arg4 : memref<8x16xf32, strided
 // CHECK: linalg.generic
 // CHECK-NOT: call @rankc_rt_gemm
 func.func @kept(%a: memref<8x16xf16>, %b: memref<16x4xf16>, %c: memref<8x4xf16>,
@@ -123,8 +122,6 @@ func.func @kept(%a: memref<8x16xf16>, %b: memref<16x4xf16>, %c: memref<8x4xf16>,
     linalg.yield %s : f32
   }
   linalg.matmul ins(%a, %b : memref<8x16xf16>, memref<16x4xf16>) outs(%c : memref<8x4xf16>)
-  %v = memref.subview %big[0, 0] [8, 16] [1, 1] : memref<8x32xf32> to memref<8x16xf32, strided<[32, 1]>>
-  linalg.matmul ins(%v, %b32 : memref<8x16xf32, strided<[32, 1]>>, memref<16x4xf32>) outs(%c32 : memref<8x4xf32>)
   linalg.generic {indexing_maps = [affine_map<(b, i, j, k) -> (b, i, k)>, affine_map<(b, i, j, k) -> (b, k, j)>, affine_map<(b, i, j, k) -> (i, b, j)>],
                   iterator_types = ["parallel", "parallel", "parallel", "reduction"]}
       ins(%x, %y : memref<3x2x7xf32>, memref<3x7x5xf32>) outs(%o : memref<2x3x5xf32>) {
@@ -133,6 +130,34 @@ func.func @kept(%a: memref<8x16xf16>, %b: memref<16x4xf16>, %c: memref<8x4xf16>,
     %s = arith.addf %acc, %m : f32
     linalg.yield %s : f32
   }
+  return
+}
+
+
+// Strided views (q and k split from one fused projection): each is copied
+// to a device buffer of its own first, before the fill that starts the
+// accumulator (still folded in: accumulate 0); a strided result is copied
+// in (it may accumulate) and back out after the call.
+// CHECK-LABEL: func.func @strided(
+// CHECK: %[[V:.*]] = memref.subview %arg0[0, 0] [8, 16] [1, 1]
+// CHECK: %[[SA:.*]] = gpu.alloc () : memref<8x16xf32>
+// CHECK-NEXT: linalg.copy ins(%[[V]] : memref<8x16xf32, strided<[32, 1]>>) outs(%[[SA]] : memref<8x16xf32>)
+// CHECK-NOT: linalg.fill
+// CHECK: %[[PA:.*]] = memref.extract_aligned_pointer_as_index %[[SA]]
+// CHECK: call @rankc_rt_gemm(%[[PA]], {{.*}}, %c1_i64, %c8_i64, %c4_i64, %c16_i64, %c6_i32, %c0_i32
+// CHECK: %[[W:.*]] = memref.subview %arg3[0, 0] [8, 4] [1, 1]
+// CHECK: %[[SC:.*]] = gpu.alloc () : memref<8x4xf32>
+// CHECK-NEXT: linalg.copy ins(%[[W]] : memref<8x4xf32, strided<[8, 1]>>) outs(%[[SC]] : memref<8x4xf32>)
+// CHECK: call @rankc_rt_gemm({{.*}}, %c6_i32{{.*}}, %c1_i32
+// CHECK-NEXT: linalg.copy ins(%[[SC]] : memref<8x4xf32>) outs(%[[W]] : memref<8x4xf32, strided<[8, 1]>>)
+// CHECK-NOT: linalg.matmul
+func.func @strided(%big: memref<8x32xf32>, %b: memref<16x4xf32>, %c: memref<8x4xf32>, %wide: memref<8x8xf32>) {
+  %z = arith.constant 0.0 : f32
+  %v = memref.subview %big[0, 0] [8, 16] [1, 1] : memref<8x32xf32> to memref<8x16xf32, strided<[32, 1]>>
+  linalg.fill ins(%z : f32) outs(%c : memref<8x4xf32>)
+  linalg.matmul ins(%v, %b : memref<8x16xf32, strided<[32, 1]>>, memref<16x4xf32>) outs(%c : memref<8x4xf32>)
+  %w = memref.subview %wide[0, 0] [8, 4] [1, 1] : memref<8x8xf32> to memref<8x4xf32, strided<[8, 1]>>
+  linalg.matmul ins(%v, %b : memref<8x16xf32, strided<[32, 1]>>, memref<16x4xf32>) outs(%w : memref<8x4xf32, strided<[8, 1]>>)
   return
 }
 

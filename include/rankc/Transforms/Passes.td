@@ -259,8 +259,8 @@ def RankcGpuIndexChecks : Pass<"rankc-gpu-index-checks", "mlir::ModuleOp"> {
 def RankcGpuLibraryCalls : Pass<"rankc-gpu-library-calls", "mlir::ModuleOp"> {
   let summary = "Run the GPU program's matmuls through cuBLASLt (runtime calls)";
   let description = [{
-    Every contraction on buffers of f32 or f64 with identity layouts that
-    is one batched GEMM once its batch, M, N and K loop groups are
+    Every contraction on buffers of f32 or f64 that is one batched GEMM
+    once its batch, M, N and K loop groups are
     collapsed, possibly with transposed operands (linalg.matmul,
     batch_matmul, einsum generics), becomes a call of
     `rankc_rt_gemm(A, B, C, batch, M, N, K, dtype, accumulate, transA,
@@ -270,7 +270,9 @@ def RankcGpuLibraryCalls : Pass<"rankc-gpu-library-calls", "mlir::ModuleOp"> {
     runtime serves with cuBLASLt on the stream of the program's kernels:
     exact f32 by default (no TF32, as PyTorch with TF32 off). A
     `linalg.fill` of zeros right before, into the same buffer, is folded
-    into the call (`accumulate` 0). Other contractions are left to
+    into the call (`accumulate` 0). An operand that is a strided view is
+    copied to a `gpu.alloc` buffer of identity layout first (`linalg.copy`),
+    a strided result copied back after. Other contractions are left to
     rankc-linalg-to-gpu-loops.
   }];
   let options = [
@@ -281,6 +283,8 @@ def RankcGpuLibraryCalls : Pass<"rankc-gpu-library-calls", "mlir::ModuleOp"> {
   ];
   let dependentDialects = ["mlir::arith::ArithDialect",
                            "mlir::func::FuncDialect",
+                           "mlir::gpu::GPUDialect",
+                           "mlir::linalg::LinalgDialect",
                            "mlir::memref::MemRefDialect"];
 }
 
