@@ -21,9 +21,12 @@
 #include "GemmMatch.h"
 #include "rankc/Transforms/Passes.h"
 
+#include "mlir/Analysis/SliceAnalysis.h"
+#include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/Dialect/Linalg/Transforms/Transforms.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
+#include "mlir/IR/IRMapping.h"
 #include "mlir/IR/PatternMatch.h"
 
 namespace rankc {
@@ -117,6 +120,68 @@ linalg::GenericOp dropUnitConstantDims(IRRewriter &rewriter,
   return rebuilt;
 }
 
+/// `op` with each loop index its body reads (linalg.index: the
+/// cross-entropy's pick of each row's target logit) read from an input
+/// instead, an iota over that loop: splitting and collapsing renumber the
+/// loops, and an input's map follows them where linalg.index would not.
+linalg::GenericOp indicesAsInputs(IRRewriter &rewriter, linalg::GenericOp op) {
+  SmallVector<linalg::IndexOp> reads;
+  op.getBody()->walk([&](linalg::IndexOp i) { reads.push_back(i); });
+  if (reads.empty())
+    return op;
+  MLIRContext *ctx = op.getContext();
+  Location loc = op.getLoc();
+  SmallVector<int64_t> ranges = op.getStaticLoopRanges();
+  Type i64 = rewriter.getI64Type();
+  rewriter.setInsertionPoint(op);
+  SmallVector<Value> inputs(op.getDpsInputs());
+  SmallVector<AffineMap> maps;
+  for (OpOperand *in : op.getDpsInputOperands())
+    maps.push_back(op.getMatchingIndexingMap(in));
+  llvm::SmallDenseMap<uint64_t, unsigned> inputOfDim;
+  for (linalg::IndexOp read : reads) {
+    uint64_t d = read.getDim();
+    if (inputOfDim.count(d))
+      continue;
+    AffineMap id = AffineMap::getMultiDimIdentityMap(1, ctx);
+    Value empty = tensor::EmptyOp::create(rewriter, loc, {ranges[d]}, i64);
+    Value iota =
+        linalg::GenericOp::create(
+            rewriter, loc, TypeRange{empty.getType()}, ValueRange(),
+            ValueRange{empty}, ArrayRef<AffineMap>{id},
+            {utils::IteratorType::parallel},
+            [&](OpBuilder &b, Location l, ValueRange) {
+              Value i = linalg::IndexOp::create(b, l, 0);
+              linalg::YieldOp::create(
+                  b, l, Value(arith::IndexCastOp::create(b, l, i64, i)));
+            })
+            .getResult(0);
+    inputOfDim[d] = inputs.size();
+    inputs.push_back(iota);
+    maps.push_back(AffineMap::get(op.getNumLoops(), 0,
+                                  {getAffineDimExpr(d, ctx)}, ctx));
+  }
+  for (OpOperand &init : op.getDpsInitsMutable())
+    maps.push_back(op.getMatchingIndexingMap(&init));
+  auto rebuilt = linalg::GenericOp::create(
+      rewriter, loc, op.getResultTypes(), inputs, op.getDpsInits(), maps,
+      op.getIteratorTypesArray());
+  rewriter.inlineRegionBefore(op.getRegion(), rebuilt.getRegion(),
+                              rebuilt.getRegion().begin());
+  Block &body = rebuilt.getRegion().front();
+  unsigned first = op.getNumDpsInputs();
+  for (unsigned i = first; i < inputs.size(); ++i)
+    body.insertArgument(i, i64, loc);
+  for (linalg::IndexOp read : reads) {
+    rewriter.setInsertionPoint(read);
+    rewriter.replaceOpWithNewOp<arith::IndexCastOp>(
+        read, rewriter.getIndexType(),
+        body.getArgument(inputOfDim[read.getDim()]));
+  }
+  rewriter.replaceOp(op, rebuilt.getResults());
+  return rebuilt;
+}
+
 /// Collapses the reduction loops of `op` into one when there are several
 /// and every operand allows it; returns the op to split (or null). Inputs
 /// read at a constant go first either way: splitReduction, like collapsing,
@@ -146,6 +211,91 @@ linalg::LinalgOp oneReductionLoop(IRRewriter &rewriter, linalg::GenericOp op) {
   return collapsed->collapsedOp;
 }
 
+/// A reduction whose reduction loops are not adjacent (batch norm's
+/// per-channel sums over N, H and W of [N, C, H, W]) as two: a partial
+/// reduction over the innermost adjacent group (H, W) that keeps the outer
+/// reduction loops (N) as parallel ones, into [C, N] partials that start at
+/// the combiner's neutral element, then a reduction of the partials over N
+/// into the original init. Each can then be split (or is small). Returns
+/// {partial, final}, or nothing when the body's combiner is not one op
+/// that arith knows the neutral element of.
+SmallVector<linalg::GenericOp> splitOuterReductions(IRRewriter &rewriter,
+                                                    linalg::GenericOp op) {
+  SmallVector<unsigned> dims;
+  op.getReductionDims(dims);
+  SmallVector<unsigned> inner{dims.back()}, outer;
+  for (int i = int(dims.size()) - 2; i >= 0; --i) {
+    if (outer.empty() && dims[i] + 1 == inner.front())
+      inner.insert(inner.begin(), dims[i]);
+    else
+      outer.insert(outer.begin(), dims[i]);
+  }
+  if (outer.empty() || op.getNumDpsInits() != 1)
+    return {};
+  SmallVector<Operation *> combiners;
+  Block *body = op.getBody();
+  if (!matchReduction(op.getRegionOutputArgs(), 0, combiners) ||
+      combiners.size() != 1)
+    return {};
+  Operation *combiner = combiners.front();
+  std::optional<TypedAttr> neutral = arith::getNeutralElement(combiner);
+  if (!neutral)
+    return {};
+  MLIRContext *ctx = op.getContext();
+  Location loc = op.getLoc();
+  SmallVector<int64_t> ranges = op.getStaticLoopRanges();
+  OpOperand *init = op.getDpsInitOperand(0);
+  auto initType = cast<RankedTensorType>(init->get().getType());
+  AffineMap outMap = op.getMatchingIndexingMap(init);
+
+  // The partials: the output's dims, then the outer reduction loops.
+  SmallVector<int64_t> partialShape(initType.getShape());
+  SmallVector<AffineExpr> partialExprs(outMap.getResults());
+  for (unsigned d : outer) {
+    partialShape.push_back(ranges[d]);
+    partialExprs.push_back(getAffineDimExpr(d, ctx));
+  }
+  rewriter.setInsertionPoint(op);
+  Value empty = tensor::EmptyOp::create(rewriter, loc, partialShape,
+                                        initType.getElementType());
+  Value start = arith::ConstantOp::create(rewriter, loc, *neutral);
+  Value partialInit =
+      linalg::FillOp::create(rewriter, loc, start, empty).getResult(0);
+  SmallVector<AffineMap> maps;
+  for (OpOperand *in : op.getDpsInputOperands())
+    maps.push_back(op.getMatchingIndexingMap(in));
+  maps.push_back(AffineMap::get(op.getNumLoops(), 0, partialExprs, ctx));
+  SmallVector<utils::IteratorType> iters = op.getIteratorTypesArray();
+  for (unsigned d : outer)
+    iters[d] = utils::IteratorType::parallel;
+  auto partial = linalg::GenericOp::create(
+      rewriter, loc, TypeRange{partialInit.getType()}, op.getDpsInputs(),
+      ValueRange{partialInit}, maps, iters);
+  rewriter.inlineRegionBefore(op.getRegion(), partial.getRegion(),
+                              partial.getRegion().begin());
+
+  // The final reduction: loops = the output's dims, then the outer ones.
+  unsigned outRank = initType.getRank(), finalLoops = outRank + outer.size();
+  AffineMap all = AffineMap::getMultiDimIdentityMap(finalLoops, ctx);
+  SmallVector<utils::IteratorType> finalIters(outRank,
+                                              utils::IteratorType::parallel);
+  finalIters.append(outer.size(), utils::IteratorType::reduction);
+  Value acc = body->getArgument(body->getNumArguments() - 1);
+  auto final = linalg::GenericOp::create(
+      rewriter, loc, TypeRange{initType}, ValueRange{partial.getResult(0)},
+      ValueRange{init->get()},
+      ArrayRef<AffineMap>{all, all.getMajorSubMap(outRank)}, finalIters,
+      [&](OpBuilder &b, Location l, ValueRange args) {
+        IRMapping map;
+        for (Value operand : combiner->getOperands())
+          map.map(operand, operand == acc ? args[1] : args[0]);
+        Value r = b.clone(*combiner, map)->getResult(0);
+        linalg::YieldOp::create(b, l, r);
+      });
+  rewriter.replaceOp(op, final.getResults());
+  return {partial, final};
+}
+
 /// True when `dim` is the innermost (contiguous) dimension that the first
 /// input reads: a row reduction.
 bool reducesContiguousDim(linalg::LinalgOp op, unsigned dim) {
@@ -165,12 +315,8 @@ struct GpuSplitReductionsPass
     getOperation().walk([&](linalg::GenericOp op) {
       // Contractions are GEMMs for cuBLASLt (rankc-gpu-library-calls), which
       // has its own split-K: splitting them here would hide them from it.
-      // Nor ops that read their loop indices (linalg.index: the
-      // cross-entropy's pick of the target's logit): splitting renumbers
-      // the loops under them.
       if (op.hasPureTensorSemantics() && op.getNumReductionLoops() > 0 &&
-          op.getNumDpsInits() == 1 && !op.hasIndexSemantics() &&
-          failed(rankc::asGemm(op)))
+          op.getNumDpsInits() == 1 && failed(rankc::asGemm(op)))
         reductions.push_back(op);
     });
     IRRewriter rewriter(&getContext());
@@ -178,9 +324,32 @@ struct GpuSplitReductionsPass
     // it has work for more than one thread: a tree, a few kernels deep.
     while (!reductions.empty()) {
       linalg::GenericOp op = reductions.pop_back_val();
+      if (!adjacentReductions(op)) {
+        if (wantsSplit(op))
+          reductions.append(splitOuterReductions(rewriter, op));
+        continue;
+      }
       if (auto final = splitOnce(rewriter, op))
         reductions.push_back(final);
     }
+  }
+
+  static bool adjacentReductions(linalg::GenericOp op) {
+    SmallVector<unsigned> dims;
+    op.getReductionDims(dims);
+    return dims.back() - dims.front() + 1 == dims.size();
+  }
+
+  /// Too few outputs for the GPU's threads, and enough work for a stage.
+  bool wantsSplit(linalg::GenericOp op) {
+    SmallVector<int64_t> ranges = op.getStaticLoopRanges();
+    if (llvm::any_of(ranges, ShapedType::isDynamic))
+      return false;
+    int64_t outputs = 1, reduced = 1;
+    for (auto [range, it] : llvm::zip(ranges, op.getIteratorTypesArray()))
+      (linalg::isParallelIterator(it) ? outputs : reduced) *= range;
+    return outputs * reduced >= minSize && outputs < threads &&
+           reduced >= kMinReduced;
   }
 
   /// Splits `op` into two stages; returns the final stage when it is a
@@ -204,6 +373,7 @@ struct GpuSplitReductionsPass
                                     std::max<int64_t>(threads / outputs, 1)}));
     if (split < 2)
       return nullptr;
+    op = indicesAsInputs(rewriter, op);
     linalg::LinalgOp one = oneReductionLoop(rewriter, op);
     if (!one)
       return nullptr;

@@ -160,13 +160,17 @@ func.func @one_loop_unit(%x: tensor<2048x16xf32>, %s: tensor<2048x1xf32>, %init:
   return %r : tensor<16xf32>
 }
 
-// Not split: a reduction that reads its loop indices (cross-entropy's pick
-// of each row's target logit, linalg.index of the reduced loop), since
-// splitting renumbers the loops under linalg.index.
+// A reduction that reads its loop indices (cross-entropy's pick of each
+// row's target logit: linalg.index of the reduced loop) reads them from an
+// iota input instead, whose map follows the loops when they are split
+// (linalg.index would not), and is split like any other.
 // CHECK-LABEL: func.func @picks(
-// CHECK-NOT: tensor.expand_shape
-// CHECK: linalg.generic {{.*}} iterator_types = ["parallel", "reduction"]}
-// CHECK-NOT: linalg.generic
+// CHECK: %[[IOTA:.*]] = linalg.generic {{.*}} outs(%{{.*}} : tensor<8192xi64>)
+// CHECK: linalg.index 0
+// CHECK: %[[I2:.*]] = tensor.expand_shape %[[IOTA]] {{\[}}[0, 1]] output_shape [512, 16]
+// CHECK: linalg.generic {{.*}} ins(%{{.*}}, %{{.*}}, %[[I2]] : tensor<16xi64>, tensor<16x512x16xf32>, tensor<512x16xi64>) outs(%{{.*}} : tensor<512x16xf32>)
+// CHECK-NOT: linalg.index
+// CHECK: arith.cmpi eq
 // CHECK: return
 func.func @picks(%t: tensor<16x1xi64>, %x: tensor<16x8192xf32>, %init: tensor<16xf32>) -> tensor<16xf32> {
   %zero = arith.constant 0.0 : f32
@@ -181,4 +185,29 @@ func.func @picks(%t: tensor<16x1xi64>, %x: tensor<16x8192xf32>, %init: tensor<16
     linalg.yield %s : f32
   } -> tensor<16xf32>
   return %r : tensor<16xf32>
+}
+
+// Reduction loops that are not adjacent (batch norm's per-channel sums of
+// [N, C, H, W] over N, H and W): first a partial reduction over the inner
+// group (H, W) that keeps N as a parallel loop, into [C, N] partials that
+// start at the combiner's neutral element (0 for addf), itself split like
+// any other; then the partials reduced over N into the original init.
+// CHECK-LABEL: func.func @channels(
+// CHECK: %[[Z:.*]] = arith.constant 0.000000e+00 : f32
+// CHECK: %[[P0:.*]] = linalg.fill ins(%[[Z]] : f32) outs(%{{.*}} : tensor<64x32xf32>)
+// CHECK: tensor.collapse_shape %arg0 {{\[}}[0], [1], [2, 3]] : tensor<32x64x16x16xf32> into tensor<32x64x256xf32>
+// CHECK: %[[PART:.*]] = linalg.generic {{.*}} outs(%[[P0]] : tensor<64x32xf32>)
+// CHECK: linalg.generic {{.*}} iterator_types = ["parallel", "reduction"]} ins(%[[PART]] : tensor<64x32xf32>) outs(%arg1 : tensor<64xf32>)
+// CHECK: arith.addf
+// CHECK: return
+#nchw = affine_map<(d0, d1, d2, d3) -> (d0, d1, d2, d3)>
+#ch = affine_map<(d0, d1, d2, d3) -> (d1)>
+func.func @channels(%x: tensor<32x64x16x16xf32>, %init: tensor<64xf32>) -> tensor<64xf32> {
+  %r = linalg.generic {indexing_maps = [#nchw, #ch], iterator_types = ["reduction", "parallel", "reduction", "reduction"]}
+      ins(%x : tensor<32x64x16x16xf32>) outs(%init : tensor<64xf32>) {
+  ^bb0(%a: f32, %acc: f32):
+    %s = arith.addf %acc, %a : f32
+    linalg.yield %s : f32
+  } -> tensor<64xf32>
+  return %r : tensor<64xf32>
 }
