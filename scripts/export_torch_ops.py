@@ -376,67 +376,90 @@ class Ops:
 
     def op_convolution_default(self, n, a, shape, dtype):
         x, w, b, stride, padding, dilation, transposed, out_pad, groups = a[:9]
-        if transposed:
-            raise Unsupported("aten.convolution (transposed)")
         k = len(self.shape_of(x)) - 2
-        pad = self._per_axis(padding, k)
-        y = self.add("conv", [self.ids[x], self.ids[w]], stride=self._per_axis(stride, k),
-                     padding=[[p, p] for p in pad], dilation=self._per_axis(dilation, k),
-                     groups=groups)
+        s, p, d = self._per_axis(stride, k), self._per_axis(padding, k), self._per_axis(dilation, k)
+        if transposed:
+            # A transposed convolution is the input gradient of the plain
+            # one whose input has this output's shape (output_padding only
+            # widens it), with w [C_in, C_out / groups, K...] as its weight.
+            y = self._conv_input_grad(self.ids[x], self.ids[w], shape, self.shape_of(w),
+                                      self.shape_of(x), s, p, d, groups, "aten.convolution")
+        else:
+            y = self.add("conv", [self.ids[x], self.ids[w]], stride=s,
+                         padding=[[q, q] for q in p], dilation=d, groups=groups)
         if b is None:
             return y
         bias = self.reshape(self.ids[b], [1, shape[1]] + [1] * k)
         return self.add("add", [y, bias])
 
+    def _conv_input_grad(self, G, W, xs, ws, gs, s, p, d, groups, what):
+        """dx of the convolution of x (shape xs) by W (ws) whose output
+        gradient is G (gs): G dilated by the stride, convolved with the
+        flipped kernel, its in/out channels swapped within each group."""
+        k = len(xs) - 2
+        O, Cg, C = ws[0], ws[1], xs[1]
+        Og = O // groups
+        lo = [(ws[2 + i] - 1) * d[i] - p[i] for i in range(k)]
+        if min(lo) < 0:
+            raise Unsupported(f"{what} with padding > dilation * (kernel - 1)")
+        hi = [xs[2 + i] - ((gs[2 + i] - 1) * s[i] + 1) + p[i] for i in range(k)]
+        wt = self.reshape(W, [groups, Og, Cg] + ws[2:])
+        wt = self.add("transpose", [wt], perm=[0, 2, 1] + [3 + i for i in range(k)])
+        wt = self.reshape(wt, [C, Og] + ws[2:])
+        wt = self.flip(wt, list(range(2, 2 + k)), [C, Og] + ws[2:])
+        return self.add("conv", [G, wt], input_dilation=s, dilation=d,
+                        padding=[[lo[i], hi[i]] for i in range(k)], groups=groups)
+
+    def _conv_weight_grad(self, G, X, xs, ws, gs, s, p, d, groups):
+        """dw of the convolution of X (shape xs) by a weight of shape ws
+        whose output gradient is G (gs): dw[o, c, k] = sum_{n, e} G[n, o, e]
+        X[n, c, e * s + k * d - p], a convolution of X (channels as the
+        batch) by G (batch as the channels), group by group."""
+        k = len(xs) - 2
+        Cg, Og = ws[1], ws[0] // groups
+        sp = list(range(2, 2 + k))
+        blocks = []
+        for gi in range(groups):
+            xg = X if groups == 1 else self.add(
+                "slice", [X], begin=[0, gi * Cg] + [0] * k, end=[xs[0], (gi + 1) * Cg] + xs[2:])
+            gg = G if groups == 1 else self.add(
+                "slice", [G], begin=[0, gi * Og] + [0] * k, end=[gs[0], (gi + 1) * Og] + gs[2:])
+            perm = [1, 0] + sp
+            xt = self.add("transpose", [xg], perm=perm)   # [Cg, N, D...]
+            gt = self.add("transpose", [gg], perm=perm)   # [Og, N, E...]
+            r = self.add("conv", [xt, gt], stride=d, dilation=s,
+                         padding=[[p[i], p[i]] for i in range(k)])  # [Cg, Og, >= K...]
+            full = [xs[2 + i] + 2 * p[i] - (gs[2 + i] - 1) * s[i] - 1 for i in range(k)]
+            full = [f // d[i] + 1 for i, f in enumerate(full)]
+            if full != ws[2:]:
+                r = self.add("slice", [r], begin=[0] * (2 + k), end=[Cg, Og] + ws[2:])
+            blocks.append(self.add("transpose", [r], perm=perm))  # [Og, Cg, K...]
+        return blocks[0] if groups == 1 else self.add("concat", blocks, axis=0)
+
     def op_convolution_backward_default(self, n, a, shapes, dtypes):
         g, x, w, bias_sizes, stride, padding, dilation, transposed, out_pad, groups, mask = a[:11]
-        if transposed:
-            raise Unsupported("aten.convolution_backward (transposed)")
         xs, ws, gs = self.shape_of(x), self.shape_of(w), self.shape_of(g)
         k = len(xs) - 2
         s, p, d = self._per_axis(stride, k), self._per_axis(padding, k), self._per_axis(dilation, k)
         G, X, W = self.ids[g], self.ids[x], self.ids[w]
-        dt = self.dtype_of(x)
         out = [None, None, None]
-        O, Cg = ws[0], ws[1]
-        C, Og = xs[1], O // groups
-        sp = list(range(2, 2 + k))
-        if mask[0]:
-            # dx: gy dilated by the stride, convolved with the flipped kernel,
-            # its in/out channels swapped within each group.
-            lo = [(ws[2 + i] - 1) * d[i] - p[i] for i in range(k)]
-            if min(lo) < 0:
-                raise Unsupported("aten.convolution_backward with padding > dilation * (kernel - 1)")
-            hi = [xs[2 + i] - ((gs[2 + i] - 1) * s[i] + 1) + p[i] for i in range(k)]
-            wt = self.reshape(W, [groups, Og, Cg] + ws[2:])
-            wt = self.add("transpose", [wt], perm=[0, 2, 1] + [3 + i for i in range(k)])
-            wt = self.reshape(wt, [C, Og] + ws[2:])
-            wt = self.flip(wt, sp, [C, Og] + ws[2:])
-            out[0] = self.add("conv", [G, wt], input_dilation=s, dilation=d,
-                              padding=[[lo[i], hi[i]] for i in range(k)], groups=groups)
-        if mask[1]:
-            # dw[o, c, k] = sum_{n, e} gy[n, o, e] x[n, c, e * s + k * d - p]:
-            # a convolution of x (channels as the batch) by gy (batch as the
-            # channels), group by group.
-            blocks = []
-            for gi in range(groups):
-                xg = X if groups == 1 else self.add(
-                    "slice", [X], begin=[0, gi * Cg] + [0] * k, end=[xs[0], (gi + 1) * Cg] + xs[2:])
-                gg = G if groups == 1 else self.add(
-                    "slice", [G], begin=[0, gi * Og] + [0] * k, end=[gs[0], (gi + 1) * Og] + gs[2:])
-                perm = [1, 0] + sp
-                xt = self.add("transpose", [xg], perm=perm)   # [Cg, N, D...]
-                gt = self.add("transpose", [gg], perm=perm)   # [Og, N, E...]
-                r = self.add("conv", [xt, gt], stride=d, dilation=s,
-                             padding=[[p[i], p[i]] for i in range(k)])  # [Cg, Og, >= K...]
-                full = [xs[2 + i] + 2 * p[i] - (gs[2 + i] - 1) * s[i] - 1 for i in range(k)]
-                full = [f // d[i] + 1 for i, f in enumerate(full)]
-                if full != ws[2:]:
-                    r = self.add("slice", [r], begin=[0] * (2 + k), end=[Cg, Og] + ws[2:])
-                blocks.append(self.add("transpose", [r], perm=perm))  # [Og, Cg, K...]
-            out[1] = blocks[0] if groups == 1 else self.add("concat", blocks, axis=0)
+        if transposed:
+            # The adjoint of a transposed convolution is the plain one: dx
+            # convolves G by w; dw is the plain convolution's weight gradient
+            # with the roles of x and G swapped.
+            if mask[0]:
+                out[0] = self.add("conv", [G, W], stride=s, padding=[[q, q] for q in p],
+                                  dilation=d, groups=groups)
+            if mask[1]:
+                out[1] = self._conv_weight_grad(X, G, gs, ws, xs, s, p, d, groups)
+        else:
+            if mask[0]:
+                out[0] = self._conv_input_grad(G, W, xs, ws, gs, s, p, d, groups,
+                                               "aten.convolution_backward")
+            if mask[1]:
+                out[1] = self._conv_weight_grad(G, X, xs, ws, gs, s, p, d, groups)
         if mask[2]:
-            out[2] = self.add("sum", [G], axes=[0] + sp)
+            out[2] = self.add("sum", [G], axes=[0] + list(range(2, 2 + k)))
         return out
 
     # ---- pooling ---------------------------------------------------------------

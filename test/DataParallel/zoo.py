@@ -1,7 +1,8 @@
 #!/usr/bin/env python3
 """The model zoo: small, untuned PyTorch models with the layers and losses
 people train (convolutions, batch and group norm, max pooling, embeddings
-with a tied head and a causal mask, SiLU, Softplus, sigmoid, LSTM and GRU,
+with a tied head and a causal mask, transposed convolutions, SiLU,
+Softplus, sigmoid, LSTM and GRU,
 and cross-entropy (with label smoothing and ignored targets), NLL, MSE and
 L1 losses), exported by scripts/export_torch.py
 with their targets as inputs, compiled by rankc and run under mpiexec on N
@@ -122,6 +123,13 @@ ZOO = {
     "smoothed-ce-ignore": (lambda: nn.Sequential(nn.Linear(4, 6), nn.Tanh(), nn.Linear(6, 5)),
                            lambda: (torch.randn(6, 4),), lambda: (torch.tensor([0, 4, -100, 2, 2, 1]),),
                            lambda y, t: nn.CrossEntropyLoss(label_smoothing=0.1)(y, t)),
+    # A decoder: a strided convolution down, a grouped transposed one back
+    # up (output_padding 1), MSE against an image.
+    "convtranspose-mse": (lambda: nn.Sequential(nn.Conv2d(1, 4, 3, stride=2, padding=1), nn.ReLU(),
+                                                nn.ConvTranspose2d(4, 2, 3, stride=2, padding=1,
+                                                                   output_padding=1, groups=2)),
+                          lambda: (torch.randn(3, 1, 8, 8),), lambda: (torch.randn(3, 2, 8, 8),),
+                          lambda y, t: F.mse_loss(y, t)),
     "leaky-ce-sum": (lambda: nn.Sequential(nn.Linear(4, 6), nn.LeakyReLU(0.2), nn.Linear(6, 5)),
                      lambda: (torch.randn(5, 4),), classes(5, 5),
                      lambda y, t: F.cross_entropy(y, t, reduction="sum")),
