@@ -11,6 +11,7 @@ PKGS=(
   libgtest-dev googletest
   python3-numpy python3-torch python3-torchvision
   bc
+  clang-14 libclang-rt-14-dev
 )
 
 missing=()
