@@ -47,7 +47,9 @@ void copyFromHost(void *buffer, const void *host, size_t bytes);
 void copyBuffer(void *dst, const void *src, size_t bytes);
 /// Buffers that live as long as the program (inputs, optimizer state), in
 /// the memory generated code uses; zeroed.
-void *allocBuffer(size_t bytes);
+/// `what` names the buffer in the error that ends the run when the memory
+/// is not there ("input 'x'").
+void *allocBuffer(size_t bytes, const std::string &what);
 void freeBuffer(void *buffer);
 /// The arenas that generated code's own allocations come from (Arena.h).
 StepArenas &programArenas();

@@ -272,7 +272,7 @@ void _mlir_ciface_rankc_rt_index_record(rankc_byte_memref *result) {
   // Allocated (zeroed) in the first step, which never runs from a CUDA
   // graph recording; every later step gets the same buffer.
   if (!indexRecord)
-    indexRecord = allocBuffer(3 * sizeof(int64_t));
+    indexRecord = allocBuffer(3 * sizeof(int64_t), "the index record");
   *result = {indexRecord, indexRecord, 0, 3 * sizeof(int64_t), 1};
 }
 
@@ -319,8 +319,9 @@ void rankc_core_init(int *argc, char ***argv, double timeout) {
   parseManifest();
   initBuffers(rank);
   initDeviceCollectives();
-  for (const TensorInfo &t : inputs)
-    inputBuffers.push_back(allocBuffer(t.bytes())); // zeroed
+  for (const TensorInfo &t : inputs) // zeroed
+    inputBuffers.push_back(allocBuffer(
+        t.bytes(), (t.zero ? "optimizer state '" : "input '") + t.id + "'"));
   current = inputBuffers;
   outputAt.assign(outputs.size(), nullptr);
 }

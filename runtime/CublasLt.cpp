@@ -94,7 +94,7 @@ Lt &lt() {
     RANKC_CUBLASLT_FUNCTIONS(RANKC_LT_LOAD)
 #undef RANKC_LT_LOAD
     check(l.cublasLtCreate(&l.handle), "cublasLtCreate");
-    l.workspace = rankc::rt::allocBuffer(kWorkspace);
+    l.workspace = rankc::rt::allocBuffer(kWorkspace, "cuBLASLt's workspace");
     return &l;
   }();
   return *lib;

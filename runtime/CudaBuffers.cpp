@@ -42,10 +42,11 @@ void deviceCopy(void *dst, const void *src, size_t bytes) {
 }
 } // namespace
 
-void *allocBuffer(size_t bytes) {
+void *allocBuffer(size_t bytes, const std::string &what) {
   void *p = deviceAlloc(bytes);
   if (!p)
-    fail("out of GPU memory: could not allocate %zu bytes", bytes);
+    fail("out of GPU memory: could not allocate %zu bytes for %s", bytes,
+         what.c_str());
   RANKC_CU(cuMemsetD8(CUdeviceptr(p), 0, bytes ? bytes : 1));
   held += bytes;
   return p;

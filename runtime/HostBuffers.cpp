@@ -61,11 +61,12 @@ void copyFromHost(void *buffer, const void *host, size_t bytes) {
   if (bytes)
     std::memcpy(buffer, host, bytes);
 }
-void *allocBuffer(size_t bytes) {
+void *allocBuffer(size_t bytes, const std::string &what) {
   // 64-byte aligned, as bufferization aligns its own allocations.
   void *p = std::aligned_alloc(64, (bytes + 63) / 64 * 64 + 64);
   if (!p)
-    fail("out of memory: could not allocate %zu bytes", bytes);
+    fail("out of memory: could not allocate %zu bytes for %s", bytes,
+         what.c_str());
   std::memset(p, 0, bytes);
   held += bytes;
   return p;

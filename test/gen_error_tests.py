@@ -97,6 +97,8 @@ case(g, "grad-type", P([dict(id="w", op="param", shape=[2], dtype="f32"), dict(i
 g = "types"
 case(g, "negative-dim", P([dict(id="a", op="input", shape=[2, -1], dtype="f32")]), N + "'shape' [2, -1] has a negative dimension")
 case(g, "overflow", P([dict(id="a", op="input", shape=[2**40, 2**40], dtype="f32")]), N + "'shape' [1099511627776, 1099511627776] is too large (its size overflows 64 bits)")
+case(g, "too-many-bytes", P([dict(id="a", op="input", shape=[2**20, 2**26], dtype="f32")]), N + "its value f32[1048576, 67108864] takes 281474976710656 bytes, more than a process can address (2^47)")
+case(g, "result-too-many-bytes", P([inp("x", [2**22, 2**23], "i8"), dict(id="a", op="cast", args=["x"], dtype="f64")]), N + "its value f64[4194304, 8388608] takes 281474976710656 bytes, more than a process can address (2^47)")
 case(g, "constant-shape", P([dict(id="a", op="constant", value=[1, 2], shape=[3], dtype="f32")]), N + "'value' has shape [2] but 'shape' is [3]")
 case(g, "constant-bool", P([dict(id="a", op="constant", value=1, dtype="bool")]), N + "a bool constant takes true and false only")
 case(g, "constant-int-float", P([dict(id="a", op="constant", value=1.5, dtype="i32")]), N + "a i32 constant takes integers, got 1.5")

@@ -10,6 +10,7 @@
 #include "rankc/Frontend/DagDiagnostics.h"
 
 #include "mlir/IR/Diagnostics.h"
+#include "llvm/Support/FormatVariadic.h"
 #include "llvm/ADT/StringExtras.h"
 #include "llvm/ADT/StringMap.h"
 #include "llvm/ADT/StringSet.h"
@@ -186,6 +187,7 @@ private:
   LogicalResult resolveArgs(Program &p);
   LogicalResult sortTopologically(Program &p);
   LogicalResult inferNode(Program &p, Node &n);
+  LogicalResult checkBytes(Program &p, Node &n);
   LogicalResult checkShape(Program &p, Node &n, llvm::ArrayRef<int64_t> s,
                            const char *what);
   LogicalResult checkConstant(Program &p, Node &n);
@@ -972,11 +974,27 @@ LogicalResult Checker::checkOutputs(Program &p) {
   return success();
 }
 
+/// A value no process can hold: more bytes than x86-64's and AArch64's
+/// user address space (2^47). (Smaller ones may still not fit the machine
+/// that runs them: the runtime's allocations say so, naming the buffer.)
+LogicalResult Checker::checkBytes(Program &p, Node &n) {
+  constexpr int64_t kMaxBytes = int64_t(1) << 47;
+  __int128 bytes = dtypeBytes(n.outDType);
+  for (int64_t d : n.outShape)
+    bytes *= d;
+  if (bytes <= kMaxBytes)
+    return success();
+  return error(p, n) << "its value " << dtypeName(n.outDType)
+                     << shapeText(n.outShape) << " takes "
+                     << llvm::formatv("{0}", uint64_t(bytes)).str()
+                     << " bytes, more than a process can address (2^47)";
+}
+
 LogicalResult Checker::checkProgram(Program &p) {
   if (failed(resolveArgs(p)) || failed(sortTopologically(p)))
     return failure();
   for (uint32_t i : p.order)
-    if (failed(inferNode(p, p.nodes[i])))
+    if (failed(inferNode(p, p.nodes[i])) || failed(checkBytes(p, p.nodes[i])))
       return failure();
   return failure(failed(checkOutputs(p)) || failed(checkState(p)));
 }
