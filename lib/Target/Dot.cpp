@@ -30,6 +30,7 @@ LogicalResult writeDot(ModuleOp module, llvm::raw_ostream &os) {
   if (failed(analysis.graph))
     return failure();
   llvm::DenseMap<Operation *, std::string> nodeName;
+  SymbolTable symbols(module);
   os << "digraph rankc {\n  rankdir=TB;\n  compound=true;\n"
      << "  node [fontname=\"Helvetica\", fontsize=10];\n";
   for (auto [p, fn] : llvm::enumerate(analysis.programs)) {
@@ -48,7 +49,7 @@ LogicalResult writeDot(ModuleOp module, llvm::raw_ostream &os) {
         os << "    " << previous << " -> " << name << " [style=dashed];\n";
       previous = name;
     };
-    for (auto [k, part] : llvm::enumerate(readSchedule(fn))) {
+    for (auto [k, part] : llvm::enumerate(readSchedule(fn, symbols))) {
       for (Operation *w : part.waits)
         emit(w,
              (isa<comm::RecvOp>(w) ? "recv " : "allreduce ") + tagLabel(w),

@@ -13,6 +13,7 @@
 #include "mlir/IR/Diagnostics.h"
 #include "mlir/Pass/PassManager.h"
 #include "mlir/Target/LLVMIR/Export.h"
+#include "llvm/Support/ThreadPool.h"
 #include "llvm/ADT/ScopeExit.h"
 #include "llvm/IR/LegacyPassManager.h"
 #include "llvm/IR/Module.h"
@@ -46,7 +47,9 @@ OwningOpRef<ModuleOp> extractProgram(ModuleOp module, StringRef name) {
 }
 
 /// LLVM IR of a lowered module, optimized and emitted as an object file.
-LogicalResult emitObject(ModuleOp module, StringRef path) {
+/// Each phase is timed under `timing` (--timing: the LLVM side of a build,
+/// which on large programs is most of it).
+LogicalResult emitObject(ModuleOp module, StringRef path, TimingScope &timing) {
   static bool initialized = [] {
     llvm::InitializeNativeTarget();
     llvm::InitializeNativeTargetAsmPrinter();
@@ -54,8 +57,10 @@ LogicalResult emitObject(ModuleOp module, StringRef path) {
   }();
   (void)initialized;
   llvm::LLVMContext llvmContext;
+  TimingScope translating = timing.nest("translate to LLVM IR");
   std::unique_ptr<llvm::Module> llvmModule =
       translateModuleToLLVMIR(module, llvmContext, "rankc");
+  translating.stop();
   if (!llvmModule)
     return module.emitError("cannot translate the program to LLVM IR");
   llvm::Triple triple(llvm::sys::getDefaultTargetTriple());
@@ -71,10 +76,13 @@ LogicalResult emitObject(ModuleOp module, StringRef path) {
       llvm::TargetOptions(), llvm::Reloc::PIC_));
   llvmModule->setDataLayout(machine->createDataLayout());
   llvmModule->setTargetTriple(triple);
+  TimingScope optimizing = timing.nest("LLVM -O3");
   if (llvm::Error err =
           makeOptimizingTransformer(3, 0, machine.get())(llvmModule.get()))
     return module.emitError("LLVM optimization failed: ")
            << llvm::toString(std::move(err));
+  optimizing.stop();
+  TimingScope generating = timing.nest("LLVM code generation");
   std::error_code ec;
   llvm::raw_fd_ostream os(path, ec, llvm::sys::fs::OF_None);
   if (ec)
@@ -299,7 +307,7 @@ LogicalResult writePtx(ModuleOp module, const CudaOptions &cuda,
     TimingScope t = timing.nest("lower " + fn.getName().str());
     pm.enableTiming(t);
     buildCudaLoweringPipeline(pm, isa);
-    if (failed(pm.run(*program)))
+    if (failed(runVerifyingOnce(pm, *program)))
       return failure();
     for (auto binary : program->getOps<gpu::BinaryOp>())
       for (Attribute a : binary.getObjects())
@@ -338,6 +346,30 @@ std::vector<std::string> programOutputs(ModuleOp module, StringRef out,
   files.push_back(emit == Emit::Lib ? in("python", "rankc_program.py")
                                     : in("launch"));
   return files;
+}
+
+/// Runs build(0) ... build(n - 1) on up to one thread per core (one, when
+/// the context is single-threaded: --mlir-disable-threading); fails when
+/// any does, after all have finished.
+static LogicalResult
+buildInParallel(MLIRContext *ctx, size_t n,
+                llvm::function_ref<LogicalResult(size_t)> build) {
+  unsigned threads = ctx->isMultithreadingEnabled()
+                         ? std::min<unsigned>(n, llvm::hardware_concurrency()
+                                                     .compute_thread_count())
+                         : 1;
+  if (threads <= 1) {
+    for (size_t i = 0; i < n; ++i)
+      if (failed(build(i)))
+        return failure();
+    return success();
+  }
+  std::vector<char> ok(n, 0);
+  llvm::StdThreadPool pool(llvm::hardware_concurrency(threads));
+  for (size_t i = 0; i < n; ++i)
+    pool.async([&, i] { ok[i] = succeeded(build(i)); });
+  pool.wait();
+  return success(llvm::all_of(ok, [](char b) { return b; }));
 }
 
 LogicalResult writePrograms(ModuleOp module, StringRef out,
@@ -386,13 +418,33 @@ LogicalResult writePrograms(ModuleOp module, StringRef out,
     return success();
   };
 
-  for (const std::string &name : programNames(module)) {
+  // Programs are independent: each is lowered, optimized, code-generated
+  // and linked on a thread of its own (as many at once as the machine has
+  // cores), from its own copy of the module. Every output file belongs to
+  // one program, so the build is the same whatever the order.
+  std::vector<std::string> names = programNames(module);
+  // Dialects load before the threads start (loading one is not safe while
+  // other threads use the context): every dialect a pass of the pipeline
+  // may create ops of.
+  {
+    PassManager pm(ctx);
+    buildLowering(pm, options);
+    DialectRegistry deps;
+    pm.getDependentDialects(deps);
+    for (StringRef dialect : deps.getDialectNames())
+      ctx->getOrLoadDialect(dialect);
+  }
+  std::vector<OwningOpRef<ModuleOp>> programs;
+  for (const std::string &name : names)
+    programs.push_back(extractProgram(module, name));
+  auto build = [&](size_t i) -> LogicalResult {
+    const std::string &name = names[i];
+    ModuleOp program = *programs[i];
     TimingScope t = timing.nest("build " + name);
-    OwningOpRef<ModuleOp> program = extractProgram(module, name);
     PassManager pm(ctx);
     pm.enableTiming(t);
     buildLowering(pm, options);
-    if (failed(pm.run(*program)))
+    if (failed(runVerifyingOnce(pm, program)))
       return failure();
     SmallString<256> object(stage), binary(stage);
     llvm::sys::path::append(object, name + ".o");
@@ -400,8 +452,9 @@ LogicalResult writePrograms(ModuleOp module, StringRef out,
       llvm::sys::path::append(binary, "lib", "librankc_" + name + ".so");
     else
       llvm::sys::path::append(binary, name);
-    if (failed(emitObject(*program, object)))
+    if (failed(emitObject(program, object, t)))
       return failure();
+    TimingScope linking = t.nest("link");
     LogicalResult linked =
         lib ? linkLibrary(ctx, object, archive, options.runtime.mpich, name,
                           binary)
@@ -411,11 +464,14 @@ LogicalResult writePrograms(ModuleOp module, StringRef out,
     if (failed(linked))
       return failure();
     if (lib && failed(writeFile("include/rankc_" + name + ".h",
-                                libraryHeader(name, loweredManifest(*program),
+                                libraryHeader(name, loweredManifest(program),
                                               options.inputName),
                                 false)))
       return emitError(UnknownLoc::get(ctx)) << "cannot write into " << stage;
-  }
+    return success();
+  };
+  if (failed(buildInParallel(ctx, names.size(), build)))
+    return failure();
   std::string plan;
   llvm::raw_string_ostream planOs(plan);
   if (failed(writePlan(module, planOs)) ||

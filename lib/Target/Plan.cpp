@@ -16,9 +16,8 @@ namespace rankc {
 
 /// DAG nodes computed by a part: distinct node ids among its top-level ops
 /// (one DAG node may become several ops), plus ops that name none.
-static unsigned countNodes(func::CallOp call) {
-  auto module = call->getParentOfType<ModuleOp>();
-  auto callee = module.lookupSymbol<func::FuncOp>(call.getCallee());
+static unsigned countNodes(func::CallOp call, SymbolTable &symbols) {
+  auto callee = symbols.lookup<func::FuncOp>(call.getCallee());
   if (!callee)
     return 0;
   llvm::StringSet<> ids;
@@ -33,7 +32,7 @@ static unsigned countNodes(func::CallOp call) {
   return ids.size() + unnamed;
 }
 
-std::vector<PlanPart> readSchedule(func::FuncOp program) {
+std::vector<PlanPart> readSchedule(func::FuncOp program, SymbolTable &symbols) {
   // The part that computes each updated parameter: the call whose result
   // the program returns as that parameter's update.
   llvm::DenseMap<Operation *, std::vector<std::string>> updatesOf;
@@ -60,7 +59,7 @@ std::vector<PlanPart> readSchedule(func::FuncOp program) {
       if (started())
         flush();
       current.call = call;
-      current.ops = countNodes(call);
+      current.ops = countNodes(call, symbols);
       current.updates = updatesOf.lookup(call);
     } else if (isa<comm::SendOp>(op)) {
       current.sends.push_back(&op);
@@ -102,6 +101,7 @@ LogicalResult writePlan(ModuleOp module, llvm::raw_ostream &os) {
   int64_t ws =
       module->getAttrOfType<IntegerAttr>(comm::CommDialect::kWorldSize).getInt();
   llvm::json::Array programs;
+  SymbolTable symbols(module);
   for (auto fn : module.getOps<func::FuncOp>()) {
     Attribute ranksAttr = fn->getAttr(comm::CommDialect::kRanks);
     if (!ranksAttr)
@@ -114,7 +114,7 @@ LogicalResult writePlan(ModuleOp module, llvm::raw_ostream &os) {
       for (int64_t r = 0; r < ws; ++r)
         ranks.push_back(r);
     llvm::json::Array parts;
-    for (const PlanPart &part : readSchedule(fn)) {
+    for (const PlanPart &part : readSchedule(fn, symbols)) {
       llvm::json::Array recvs, sends, allreduces;
       for (Operation *w : part.waits)
         (isa<comm::RecvOp>(w) ? recvs : allreduces)

@@ -13,6 +13,8 @@
 #include "llvm/Support/Program.h"
 
 #include <cstdlib>
+#include <string_view>
+#include "mlir/IR/Verifier.h"
 #include "mlir/Dialect/Linalg/Passes.h"
 #include "mlir/Dialect/MemRef/Transforms/Passes.h"
 #include "mlir/Transforms/Passes.h"
@@ -24,6 +26,16 @@ void rankc::buildRankcPipeline(mlir::OpPassManager &pm, bool bulkSynchronous) {
   pm.addPass(createCommApplyOptimizer());
   pm.addPass(createCommPartition(CommPartitionOptions{!bulkSynchronous}));
   pm.addPass(createCommAssignMpiTags());
+}
+
+mlir::LogicalResult rankc::runVerifyingOnce(mlir::PassManager &pm,
+                                            mlir::Operation *op) {
+  const char *each = std::getenv("RANKC_VERIFY_EACH");
+  bool verifyEach = each && *each && std::string_view(each) != "0";
+  pm.enableVerifier(verifyEach);
+  if (mlir::failed(pm.run(op)))
+    return mlir::failure();
+  return verifyEach ? mlir::success() : mlir::verify(op);
 }
 
 static void buildBufferization(mlir::OpPassManager &pm);

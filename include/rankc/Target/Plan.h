@@ -9,6 +9,7 @@
 #ifndef RANKC_TARGET_PLAN_H
 #define RANKC_TARGET_PLAN_H
 
+#include "mlir/IR/SymbolTable.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/IR/BuiltinOps.h"
 #include "llvm/Support/raw_ostream.h"
@@ -30,7 +31,10 @@ struct PlanPart {
 };
 
 /// The parts of a program function of a partitioned module, in order.
-std::vector<PlanPart> readSchedule(mlir::func::FuncOp program);
+/// `symbols` is the module's table, built once for all its programs (a
+/// lookup in the module itself scans it: quadratic in the parts).
+std::vector<PlanPart> readSchedule(mlir::func::FuncOp program,
+                                   mlir::SymbolTable &symbols);
 
 /// A gradient bucket, as DDP's reducer would report it.
 struct BucketInfo {

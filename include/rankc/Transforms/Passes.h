@@ -15,6 +15,7 @@
 #include "mlir/Dialect/Vector/IR/VectorOps.h"
 #include "mlir/IR/BuiltinOps.h"
 #include "mlir/Pass/Pass.h"
+#include "mlir/Pass/PassManager.h"
 
 namespace rankc {
 
@@ -38,6 +39,15 @@ constexpr llvm::StringLiteral kPartFunction = "rankc.part";
 /// waits for all the work of its level and completes before going on).
 void buildRankcPipeline(mlir::OpPassManager &pm, bool bulkSynchronous = false);
 void registerRankcPipelines();
+
+/// Runs `pm` on `op`, verifying once at the end rather than after every
+/// pass (MLIR's default): on a program of 10^5 nodes each verification
+/// takes about half a second, most of what the partitioning passes cost.
+/// RANKC_VERIFY_EACH=1 verifies after every pass again, which names the
+/// pass that broke the IR (rankc-opt, and so the lit tests of each pass,
+/// always do).
+mlir::LogicalResult runVerifyingOnce(mlir::PassManager &pm,
+                                     mlir::Operation *op);
 
 /// From one partitioned program's module to the LLVM dialect, for the CPU:
 /// lower messages to the runtime, bufferize, linalg to loops, to LLVM.
