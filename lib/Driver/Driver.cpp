@@ -119,7 +119,7 @@ OwningOpRef<ModuleOp> compileToPartitioned(MLIRContext &ctx, StringRef input,
   PassManager pm(&ctx);
   pm.enableTiming(timing);
   buildRankcPipeline(pm, options.bulkSynchronous);
-  if (failed(runVerifyingOnce(pm, *module)))
+  if (failed(runVerifyingOnce(pm, *module, &timing)))
     return {};
   return module;
 }

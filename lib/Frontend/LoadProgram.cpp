@@ -6,10 +6,66 @@
 
 #include "mlir/IR/Diagnostics.h"
 #include "mlir/Parser/Parser.h"
+#include "llvm/ADT/StringExtras.h"
 #include "llvm/Support/MemoryBuffer.h"
 #include "llvm/Support/SourceMgr.h"
 
 using namespace mlir;
+
+/// `[` integers separated by commas `]`, with whitespace anywhere between.
+static bool isIntegerList(StringRef s) {
+  s = s.ltrim();
+  if (!s.consume_front("["))
+    return false;
+  s = s.ltrim();
+  if (s.consume_front("]"))
+    return true;
+  while (true) {
+    s.consume_front("-");
+    size_t digits = s.find_first_not_of("0123456789");
+    if (digits == 0 || digits == StringRef::npos)
+      return false;
+    s = s.drop_front(digits).ltrim();
+    if (s.consume_front("]"))
+      return true;
+    if (!s.consume_front(","))
+      return false;
+    s = s.ltrim();
+  }
+}
+
+LogicalResult rankc::refuseParserHazards(MLIRContext *ctx, StringRef text,
+                                         StringRef file) {
+  unsigned line = 1;
+  for (StringRef rest = text; !rest.empty(); ++line) {
+    auto [current, next] = rest.split('\n');
+    rest = next;
+    StringRef code = current.take_front(current.find("//"));
+    for (StringRef keyword : {"permutation", "dimensions"}) {
+      for (size_t at = code.find(keyword); at != StringRef::npos;
+           at = code.find(keyword, at + 1)) {
+        bool word = (at == 0 || !(llvm::isAlnum(code[at - 1]) ||
+                                  code[at - 1] == '_')) &&
+                    (at + keyword.size() == code.size() ||
+                     !(llvm::isAlnum(code[at + keyword.size()]) ||
+                       code[at + keyword.size()] == '_'));
+        StringRef after = code.drop_front(at + keyword.size()).ltrim();
+        if (!word || !after.consume_front("="))
+          continue;
+        // The value may continue on the next lines: up to the closing ].
+        StringRef value = text.drop_front(after.data() - text.data()).ltrim();
+        if (value.starts_with("array<") ||
+            isIntegerList(value.take_front(value.find(']') + 1)))
+          continue;
+        emitError(FileLineColLoc::get(ctx, file, line, at + 1))
+            << "malformed '" << keyword << "': expected [i, j, ...] (MLIR's "
+            << "parser would crash on it)";
+        return failure();
+      }
+    }
+  }
+  return success();
+}
 
 OwningOpRef<ModuleOp> rankc::loadProgram(MLIRContext *ctx, StringRef path,
                                          llvm::SourceMgr &sourceMgr,
@@ -23,6 +79,8 @@ OwningOpRef<ModuleOp> rankc::loadProgram(MLIRContext *ctx, StringRef path,
         << "cannot read '" << path << "': " << ec.message();
     return {};
   }
+  if (failed(refuseParserHazards(ctx, (*buffer)->getBuffer(), path)))
+    return {};
   sourceMgr.AddNewSourceBuffer(std::move(*buffer), llvm::SMLoc());
   TimingScope parseTimer = timing.nest("parse MLIR");
   OwningOpRef<ModuleOp> module = parseSourceFile<ModuleOp>(sourceMgr, ctx);

@@ -307,7 +307,7 @@ LogicalResult writePtx(ModuleOp module, const CudaOptions &cuda,
     TimingScope t = timing.nest("lower " + fn.getName().str());
     pm.enableTiming(t);
     buildCudaLoweringPipeline(pm, isa);
-    if (failed(runVerifyingOnce(pm, *program)))
+    if (failed(runVerifyingOnce(pm, *program, &t)))
       return failure();
     for (auto binary : program->getOps<gpu::BinaryOp>())
       for (Attribute a : binary.getObjects())
@@ -444,7 +444,7 @@ LogicalResult writePrograms(ModuleOp module, StringRef out,
     PassManager pm(ctx);
     pm.enableTiming(t);
     buildLowering(pm, options);
-    if (failed(runVerifyingOnce(pm, program)))
+    if (failed(runVerifyingOnce(pm, program, &t)))
       return failure();
     SmallString<256> object(stage), binary(stage);
     llvm::sys::path::append(object, name + ".o");

@@ -29,13 +29,18 @@ void rankc::buildRankcPipeline(mlir::OpPassManager &pm, bool bulkSynchronous) {
 }
 
 mlir::LogicalResult rankc::runVerifyingOnce(mlir::PassManager &pm,
-                                            mlir::Operation *op) {
+                                            mlir::Operation *op,
+                                            mlir::TimingScope *timing) {
   const char *each = std::getenv("RANKC_VERIFY_EACH");
   bool verifyEach = each && *each && std::string_view(each) != "0";
   pm.enableVerifier(verifyEach);
   if (mlir::failed(pm.run(op)))
     return mlir::failure();
-  return verifyEach ? mlir::success() : mlir::verify(op);
+  if (verifyEach)
+    return mlir::success();
+  mlir::TimingScope t =
+      timing ? timing->nest("verify after the passes") : mlir::TimingScope();
+  return mlir::verify(op);
 }
 
 static void buildBufferization(mlir::OpPassManager &pm);

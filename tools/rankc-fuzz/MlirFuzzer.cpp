@@ -9,6 +9,7 @@
 
 #include "FuzzContext.h"
 
+#include "rankc/Frontend/LoadProgram.h"
 #include "rankc/Transforms/Passes.h"
 
 #include "mlir/IR/BuiltinOps.h"
@@ -23,6 +24,9 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
   mlir::MLIRContext &ctx = contexts.next();
   // The parser reads to a terminating NUL, as files are read (MemoryBuffer).
   std::string text(reinterpret_cast<const char *>(data), size);
+  // As rankc's .mlir path does before parsing (LoadProgram.cpp).
+  if (failed(rankc::refuseParserHazards(&ctx, text, "fuzz.mlir")))
+    return 0;
   mlir::OwningOpRef<mlir::ModuleOp> module =
       mlir::parseSourceString<mlir::ModuleOp>(text, mlir::ParserConfig(&ctx));
   if (!module)

@@ -349,10 +349,12 @@ int main(int argc, char **argv) {
   };
   if (o.emit == "mlir")
     return finish(emitMLIR(*module, o));
-  if (o.emit == "plan")
+  if (o.emit == "plan") {
+    mlir::TimingScope writing = timing.nest("write the plan");
     return finish(writeOutput(o, [&](llvm::raw_ostream &os) {
       return rankc::writePlan(*module, os);
     }));
+  }
   if (o.emit == "dot")
     return finish(writeOutput(o, [&](llvm::raw_ostream &os) {
       return rankc::writeDot(*module, os);

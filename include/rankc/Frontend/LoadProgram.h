@@ -22,6 +22,16 @@ mlir::OwningOpRef<mlir::ModuleOp> loadProgram(mlir::MLIRContext *ctx,
                                               llvm::SourceMgr &sourceMgr,
                                               mlir::TimingScope &timing);
 
+/// MLIR 22's custom parsers of linalg.transpose, broadcast and reduce
+/// crash (a null attribute set after a failed parse) when what follows
+/// `permutation =` or `dimensions =` is not a well-formed `[i, j, ...]`
+/// (found by tools/rankc-fuzz). Such text is refused here, with an error
+/// at the keyword, before the parser sees it. The generic form
+/// (`array<i64: ...>`) goes through the attribute parser and is left alone.
+mlir::LogicalResult refuseParserHazards(mlir::MLIRContext *ctx,
+                                        llvm::StringRef text,
+                                        llvm::StringRef file);
+
 } // namespace rankc
 
 #endif // RANKC_FRONTEND_LOADPROGRAM_H

@@ -46,8 +46,9 @@ void registerRankcPipelines();
 /// RANKC_VERIFY_EACH=1 verifies after every pass again, which names the
 /// pass that broke the IR (rankc-opt, and so the lit tests of each pass,
 /// always do).
-mlir::LogicalResult runVerifyingOnce(mlir::PassManager &pm,
-                                     mlir::Operation *op);
+/// The final verification is timed under `timing` when given.
+mlir::LogicalResult runVerifyingOnce(mlir::PassManager &pm, mlir::Operation *op,
+                                     mlir::TimingScope *timing = nullptr);
 
 /// From one partitioned program's module to the LLVM dialect, for the CPU:
 /// lower messages to the runtime, bufferize, linalg to loops, to LLVM.
