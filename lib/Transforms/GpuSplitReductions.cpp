@@ -340,31 +340,29 @@ struct GpuSplitReductionsPass
     return dims.back() - dims.front() + 1 == dims.size();
   }
 
-  /// Too few outputs for the GPU's threads, and enough work for a stage.
-  bool wantsSplit(linalg::GenericOp op) {
+  /// Too few outputs for the GPU's threads, and enough work for a stage
+  /// (static sizes; not a serial loop short enough to run as it is). Sets
+  /// the number of outputs and of elements each reduces.
+  bool wantsSplit(linalg::GenericOp op, int64_t &outputs, int64_t &reduced) {
     SmallVector<int64_t> ranges = op.getStaticLoopRanges();
     if (llvm::any_of(ranges, ShapedType::isDynamic))
       return false;
-    int64_t outputs = 1, reduced = 1;
+    outputs = reduced = 1;
     for (auto [range, it] : llvm::zip(ranges, op.getIteratorTypesArray()))
       (linalg::isParallelIterator(it) ? outputs : reduced) *= range;
     return outputs * reduced >= minSize && outputs < threads &&
            reduced >= kMinReduced;
   }
+  bool wantsSplit(linalg::GenericOp op) {
+    int64_t outputs, reduced;
+    return wantsSplit(op, outputs, reduced);
+  }
 
   /// Splits `op` into two stages; returns the final stage when it is a
   /// generic worth another look.
   linalg::GenericOp splitOnce(IRRewriter &rewriter, linalg::GenericOp op) {
-    SmallVector<int64_t> ranges = op.getStaticLoopRanges();
-    if (llvm::any_of(ranges, ShapedType::isDynamic))
-      return nullptr;
-    int64_t outputs = 1, reduced = 1;
-    for (auto [range, it] : llvm::zip(ranges, op.getIteratorTypesArray()))
-      (linalg::isParallelIterator(it) ? outputs : reduced) *= range;
-    // Enough threads already, too little work for a stage, or a serial loop
-    // short enough to run as it is.
-    if (outputs * reduced < minSize || outputs >= threads ||
-        reduced < kMinReduced)
+    int64_t outputs, reduced;
+    if (!wantsSplit(op, outputs, reduced))
       return nullptr;
     // Partials per output: the first stage has at most `threads` threads,
     // each taking at least kChunk elements.
