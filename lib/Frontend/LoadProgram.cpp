@@ -34,6 +34,42 @@ static bool isIntegerList(StringRef s) {
   }
 }
 
+/// The JSON checker's limit on a value's size (DagChecker::checkBytes),
+/// for the tensors of an .mlir input: more than 2^47 bytes is more than a
+/// process can address.
+static LogicalResult checkValueSizes(ModuleOp module) {
+  constexpr __int128 kMaxBytes = __int128(1) << 47;
+  auto tooLarge = [&](Type type, Location loc) {
+    auto t = dyn_cast<RankedTensorType>(type);
+    if (!t || !t.hasStaticShape() || !t.getElementType().isIntOrIndexOrFloat())
+      return false;
+    unsigned bits = t.getElementType().isIndex()
+                        ? 64
+                        : t.getElementType().getIntOrFloatBitWidth();
+    __int128 bytes = (bits + 7) / 8;
+    for (int64_t d : t.getShape())
+      if ((bytes *= d) > kMaxBytes)
+        break;
+    if (bytes <= kMaxBytes)
+      return false;
+    emitError(loc) << "a value of type " << type
+                   << " takes more bytes than a process can address (2^47)";
+    return true;
+  };
+  WalkResult walk = module.walk([&](Operation *op) {
+    for (Value v : op->getResults())
+      if (tooLarge(v.getType(), op->getLoc()))
+        return WalkResult::interrupt();
+    for (Region &r : op->getRegions())
+      for (Block &b : r)
+        for (BlockArgument a : b.getArguments())
+          if (tooLarge(a.getType(), op->getLoc()))
+            return WalkResult::interrupt();
+    return WalkResult::advance();
+  });
+  return failure(walk.wasInterrupted());
+}
+
 LogicalResult rankc::refuseParserHazards(MLIRContext *ctx, StringRef text,
                                          StringRef file) {
   unsigned line = 1;
@@ -92,5 +128,7 @@ OwningOpRef<ModuleOp> rankc::loadProgram(MLIRContext *ctx, StringRef path,
         << "not a rankc module: the module has no 'comm.world_size'";
     return {};
   }
+  if (failed(checkValueSizes(*module)))
+    return {};
   return module;
 }
