@@ -70,6 +70,21 @@ static LogicalResult checkValueSizes(ModuleOp module) {
   return failure(walk.wasInterrupted());
 }
 
+/// `array<i64>` or `array<i64: ` integers separated by commas `>`.
+static bool isI64Array(StringRef s) {
+  if (!s.consume_front("array<i64"))
+    return false;
+  s = s.ltrim();
+  if (s.consume_front(">"))
+    return true;
+  if (!s.consume_front(":"))
+    return false;
+  // The same integers as a list, between ':' and '>'.
+  size_t end = s.find('>');
+  return end != StringRef::npos &&
+         isIntegerList(("[" + s.take_front(end) + "]").str());
+}
+
 LogicalResult rankc::refuseParserHazards(MLIRContext *ctx, StringRef text,
                                          StringRef file) {
   unsigned line = 1;
@@ -90,8 +105,9 @@ LogicalResult rankc::refuseParserHazards(MLIRContext *ctx, StringRef text,
           continue;
         // The value may continue on the next lines: up to the closing ].
         StringRef value = text.drop_front(after.data() - text.data()).ltrim();
-        if (value.starts_with("array<") ||
-            isIntegerList(value.take_front(value.find(']') + 1)))
+        if (value.starts_with("array<") ? isI64Array(value)
+                                        : isIntegerList(value.take_front(
+                                              value.find(']') + 1)))
           continue;
         emitError(FileLineColLoc::get(ctx, file, line, at + 1))
             << "malformed '" << keyword << "': expected [i, j, ...] (MLIR's "

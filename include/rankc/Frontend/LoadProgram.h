@@ -26,8 +26,9 @@ mlir::OwningOpRef<mlir::ModuleOp> loadProgram(mlir::MLIRContext *ctx,
 /// crash (a null attribute set after a failed parse) when what follows
 /// `permutation =` or `dimensions =` is not a well-formed `[i, j, ...]`
 /// (found by tools/rankc-fuzz). Such text is refused here, with an error
-/// at the keyword, before the parser sees it. The generic form
-/// (`array<i64: ...>`) goes through the attribute parser and is left alone.
+/// at the keyword, before the parser sees it. The generic form's
+/// `array<i64: ...>` passes when well formed (a malformed one reaches the
+/// same custom parsers).
 mlir::LogicalResult refuseParserHazards(mlir::MLIRContext *ctx,
                                         llvm::StringRef text,
                                         llvm::StringRef file);
