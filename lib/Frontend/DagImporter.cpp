@@ -151,6 +151,13 @@ Value Importer::importNode(const Program &p, const Node &n,
           b, loc, args, n.outShape, n.outDType,
           [](OpBuilder &, Location, ValueRange x) -> Value { return x[0]; });
     case Op::Slice: {
+      // An empty slice may begin at the end of its axis, where
+      // tensor.extract_slice's verifier refuses any offset: it has no
+      // elements to take, so it is a tensor of its shape (the fuzzer found
+      // begin = end = 64 on an axis of 64).
+      if (llvm::is_contained(n.outShape, 0))
+        return tensor::EmptyOp::create(b, loc, n.outShape,
+                                       elementType(ctx, n.outDType));
       SmallVector<OpFoldResult> offsets, sizes, strides;
       for (size_t i = 0; i < n.outShape.size(); ++i) {
         offsets.push_back(b.getIndexAttr(n.rare().begin[i]));
