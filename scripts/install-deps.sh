@@ -12,6 +12,7 @@ PKGS=(
   python3-numpy python3-torch python3-torchvision
   bc
   clang-14 libclang-rt-14-dev
+  libblas-dev libopenblas0-serial
 )
 
 missing=()

@@ -1,13 +1,18 @@
-//===- GemmMatch.cpp - which contractions are one cuBLASLt GEMM -----------===//
+//===- GemmMatch.cpp - contractions as one library GEMM -------------------===//
 //
-// Shared by rankc-gpu-library-calls (which replaces them) and
+// Shared by rankc-gpu-library-calls and rankc-cpu-library-calls (which
+// replace them by calls of cuBLASLt or a BLAS) and
 // rankc-gpu-split-reductions (which must leave them whole).
 //
 //===----------------------------------------------------------------------===//
 
 #include "GemmMatch.h"
 
+#include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
+#include "mlir/Dialect/MemRef/IR/MemRef.h"
+#include "mlir/IR/Builders.h"
+#include "mlir/IR/Matchers.h"
 
 using namespace mlir;
 using rankc::Gemm;
@@ -136,3 +141,86 @@ FailureOr<Gemm> rankc::asGemm(linalg::LinalgOp op, bool anyLayout) {
   return g;
 }
 
+
+linalg::FillOp rankc::zeroFillOf(linalg::LinalgOp op, Value acc) {
+  auto fill = dyn_cast_or_null<linalg::FillOp>(op->getPrevNode());
+  if (!fill || !fill.hasPureBufferSemantics() ||
+      fill.getDpsInitOperand(0)->get() != acc)
+    return {};
+  return matchPattern(fill.getDpsInputOperand(0)->get(), m_AnyZeroFloat())
+             ? fill
+             : linalg::FillOp();
+}
+
+void rankc::stageStridedOperands(
+    OpBuilder &b, linalg::LinalgOp op,
+    function_ref<Value(OpBuilder &, Location, MemRefType)> alloc) {
+  Location loc = op.getLoc();
+  // Copies go before the fill that starts the accumulator, if any, so that
+  // it stays next to `op` (zeroFillOf).
+  Operation *before = op;
+  if (auto fill = dyn_cast_or_null<linalg::FillOp>(op->getPrevNode()))
+    before = fill;
+  for (OpOperand &operand : op->getOpOperands()) {
+    auto type = cast<MemRefType>(operand.get().getType());
+    if (type.getLayout().isIdentity())
+      continue;
+    Value view = operand.get();
+    b.setInsertionPoint(op.isDpsInit(&operand) ? op.getOperation() : before);
+    Value staged = alloc(
+        b, loc, MemRefType::get(type.getShape(), type.getElementType()));
+    linalg::CopyOp::create(b, loc, view, staged);
+    operand.set(staged);
+    if (op.isDpsInit(&operand)) {
+      b.setInsertionPointAfter(op);
+      linalg::CopyOp::create(b, loc, staged, view);
+    }
+  }
+}
+
+func::FuncOp rankc::declareGemm(OpBuilder &b, ModuleOp module,
+                                StringRef name) {
+  if (auto gemm = module.lookupSymbol<func::FuncOp>(name))
+    return gemm;
+  OpBuilder::InsertionGuard guard(b);
+  b.setInsertionPointToEnd(module.getBody());
+  Type index = b.getIndexType(), i64 = b.getI64Type(), i32 = b.getI32Type();
+  auto gemm = func::FuncOp::create(
+      b, module.getLoc(), name,
+      b.getFunctionType({index, index, index, i64, i64, i64, i64, i32, i32,
+                         i32, i32, i32, i32},
+                        {}));
+  gemm.setPrivate();
+  return gemm;
+}
+
+void rankc::replaceByGemmCall(OpBuilder &b, linalg::LinalgOp op, const Gemm &g,
+                              func::FuncOp gemm, int32_t precision) {
+  Location loc = op.getLoc();
+  Value a = op.getDpsInputOperand(0)->get(),
+        bm = op.getDpsInputOperand(1)->get(), c = op.getDpsInitOperand(0)->get();
+  auto aType = cast<MemRefType>(a.getType());
+  bool accumulate = true;
+  if (linalg::FillOp fill = zeroFillOf(op, c)) {
+    fill->erase();
+    accumulate = false;
+  }
+  b.setInsertionPoint(op);
+  auto ptr = [&](Value v) -> Value {
+    return memref::ExtractAlignedPointerAsIndexOp::create(b, loc, v);
+  };
+  auto i64c = [&](int64_t v) -> Value {
+    return arith::ConstantIntOp::create(b, loc, v, 64);
+  };
+  auto i32c = [&](int64_t v) -> Value {
+    return arith::ConstantIntOp::create(b, loc, v, 32);
+  };
+  Value pa = ptr(a), pb = ptr(bm), pc = ptr(c);
+  func::CallOp::create(
+      b, loc, gemm,
+      ValueRange{pa, pb, pc, i64c(g.batch), i64c(g.m), i64c(g.n), i64c(g.k),
+                 i32c(gemmDType(aType.getElementType())), i32c(accumulate),
+                 i32c(g.transA), i32c(g.transB), i32c(precision),
+                 i32c(g.broadcastB)});
+  op->erase();
+}

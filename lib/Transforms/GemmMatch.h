@@ -1,9 +1,11 @@
-//===- GemmMatch.h - which contractions are one cuBLASLt GEMM --*- C++ -*-===//
+//===- GemmMatch.h - contractions as one library GEMM --*- C++ -*-===//
 
 #ifndef RANKC_LIB_TRANSFORMS_GEMMMATCH_H
 #define RANKC_LIB_TRANSFORMS_GEMMMATCH_H
 
-#include "mlir/Dialect/Linalg/IR/LinalgInterfaces.h"
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/Dialect/Linalg/IR/Linalg.h"
+#include "mlir/IR/BuiltinOps.h"
 #include "mlir/Support/LLVM.h"
 
 namespace rankc {
@@ -26,6 +28,32 @@ int gemmDType(mlir::Type t);
 /// f64 with static shapes, or failure. With `anyLayout`, buffers may be
 /// strided views (which the caller copies to identity-layout buffers).
 mlir::FailureOr<Gemm> asGemm(mlir::linalg::LinalgOp op, bool anyLayout = false);
+
+/// The fill of zeros right before `op` that starts its accumulator `acc`,
+/// if any: a GEMM call folds it (beta = 0).
+mlir::linalg::FillOp zeroFillOf(mlir::linalg::LinalgOp op, mlir::Value acc);
+
+/// Gives every operand of `op` that is a strided view a buffer of identity
+/// layout from `alloc`: inputs are copied in before `op` (linalg.copy), a
+/// strided result is copied in too (the GEMM may accumulate into it) and
+/// back out after `op`.
+void stageStridedOperands(
+    mlir::OpBuilder &b, mlir::linalg::LinalgOp op,
+    llvm::function_ref<mlir::Value(mlir::OpBuilder &, mlir::Location,
+                                   mlir::MemRefType)>
+        alloc);
+
+/// The runtime's GEMM entry point `name` in `module` (declared if needed):
+/// (A, B, C, batch, M, N, K, dtype, accumulate, transA, transB, precision,
+/// broadcastB), addresses as index.
+mlir::func::FuncOp declareGemm(mlir::OpBuilder &b, mlir::ModuleOp module,
+                               llvm::StringRef name);
+
+/// Replaces `op` (on buffers of identity layout, matched as `g`) by a call
+/// of `gemm`, folding the zero fill that starts its accumulator.
+void replaceByGemmCall(mlir::OpBuilder &b, mlir::linalg::LinalgOp op,
+                       const Gemm &g, mlir::func::FuncOp gemm,
+                       int32_t precision);
 
 } // namespace rankc
 

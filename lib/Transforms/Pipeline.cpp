@@ -49,7 +49,12 @@ void rankc::buildCpuLoweringPipeline(mlir::OpPassManager &pm,
                                      bool bulkSynchronous) {
   pm.addPass(createCommLowerToRuntime(
       CommLowerToRuntimeOptions{bulkSynchronous}));
+  // Chains of elementwise ops become one linalg.generic, hence one loop
+  // nest; transposes fold into the GEMMs that read them.
+  pm.addPass(createRankcFuseElementwise());
   buildBufferization(pm);
+  // Matmuls to the system BLAS; the rest to loops.
+  pm.addPass(createRankcCpuLibraryCalls());
   pm.addPass(mlir::createConvertLinalgToLoopsPass());
   pm.addPass(mlir::createLowerAffinePass());
   pm.addPass(mlir::createSCFToControlFlowPass());
@@ -89,7 +94,7 @@ void rankc::buildCudaLoweringPipeline(mlir::OpPassManager &pm,
       CommLowerToRuntimeOptions{bulkSynchronous}));
   // Chains of elementwise ops become one linalg.generic, hence one kernel;
   // transposes fold into the GEMMs that read them.
-  pm.addPass(createRankcGpuFuseElementwise());
+  pm.addPass(createRankcFuseElementwise());
   // Loops the GPU mapping can take (three), then reductions with too few
   // outputs as trees of parallel stages.
   pm.addNestedPass<func::FuncOp>(createRankcGpuCollapseDims());

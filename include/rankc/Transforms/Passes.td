@@ -170,8 +170,8 @@ def RankcGpuDeviceBuffers : Pass<"rankc-gpu-device-buffers", "mlir::ModuleOp"> {
   let dependentDialects = ["mlir::gpu::GPUDialect", "mlir::linalg::LinalgDialect"];
 }
 
-def RankcGpuFuseElementwise : Pass<"rankc-gpu-fuse-elementwise", "mlir::ModuleOp"> {
-  let summary = "Fuse elementwise ops (one kernel per chain) and fold transposes into GEMMs";
+def RankcFuseElementwise : Pass<"rankc-fuse-elementwise", "mlir::ModuleOp"> {
+  let summary = "Fuse elementwise ops (one kernel or loop nest per chain) and fold transposes into GEMMs";
   let description = [{
     Upstream `linalg-fuse-elementwise-ops` with its patterns (elementwise
     fusion, reshape folding by expansion, constant folding), after
@@ -179,7 +179,8 @@ def RankcGpuFuseElementwise : Pass<"rankc-gpu-fuse-elementwise", "mlir::ModuleOp
     `linalg.batch_matmul`, and with its own control: a contraction only
     takes in producers that move data (a generic whose body yields an
     input: a transpose becomes a permuted operand, which
-    rankc-gpu-library-calls hands to cuBLASLt as transposed) and stays a
+    rankc-gpu-library-calls and rankc-cpu-library-calls hand to the
+    library as transposed) and stays a
     GEMM; such producers fold into every consumer, others only into their
     one user, as upstream.
   }];
@@ -284,6 +285,28 @@ def RankcGpuLibraryCalls : Pass<"rankc-gpu-library-calls", "mlir::ModuleOp"> {
   let dependentDialects = ["mlir::arith::ArithDialect",
                            "mlir::func::FuncDialect",
                            "mlir::gpu::GPUDialect",
+                           "mlir::linalg::LinalgDialect",
+                           "mlir::memref::MemRefDialect"];
+}
+
+def RankcCpuLibraryCalls : Pass<"rankc-cpu-library-calls", "mlir::ModuleOp"> {
+  let summary = "Run the CPU program's matmuls through the system BLAS (runtime calls)";
+  let description = [{
+    The CPU's counterpart of rankc-gpu-library-calls, with the same match:
+    every contraction on buffers of f32 or f64 that is one batched GEMM
+    once its batch, M, N and K loop groups are collapsed (linalg.matmul,
+    batch_matmul, einsum generics; transposed operands; one B for all
+    batches) becomes a call of `rankc_rt_cpu_gemm(A, B, C, batch, M, N, K,
+    dtype, accumulate, transA, transB, precision, broadcastB)` (host
+    addresses, row-major, precision always 0), which the runtime serves
+    with a CBLAS it opens at run time (OpenBLAS, one thread). A
+    `linalg.fill` of zeros right before, into the same buffer, is folded
+    into the call; strided operands are copied to `memref.alloc` buffers of
+    identity layout first (a strided result copied back after). Other
+    contractions stay for linalg-to-loops.
+  }];
+  let dependentDialects = ["mlir::arith::ArithDialect",
+                           "mlir::func::FuncDialect",
                            "mlir::linalg::LinalgDialect",
                            "mlir::memref::MemRefDialect"];
 }

@@ -1,12 +1,13 @@
-//===- GpuFuseElementwise.cpp - elementwise fusion that keeps GEMMs whole -===//
+//===- FuseElementwise.cpp - elementwise fusion that keeps GEMMs whole ----===//
 //
-// Upstream's linalg-fuse-elementwise-ops, with two changes for the GPU:
+// Upstream's linalg-fuse-elementwise-ops, with two changes so that library
+// GEMMs (cuBLASLt on the GPU, a BLAS on the CPU) stay whole:
 //  - transposes and matmuls are generalized first, so that a transpose
 //    (the exporter writes x @ W^T as transpose then matmul, and autograd
 //    transposes again) folds into the contraction that reads it as a
-//    permuted indexing map: rankc-gpu-library-calls then passes it to
-//    cuBLASLt as a transposed operand instead of a kernel that copies 64 MB
-//    through strided loads;
+//    permuted indexing map: rankc-{gpu,cpu}-library-calls then pass it
+//    to the library as a transposed operand instead of a loop nest that
+//    copies 64 MB through strided loads;
 //  - a contraction takes in only such data movement (a generic whose body
 //    just yields an input), never arithmetic, which would make it a
 //    generated kernel instead of a GEMM. Data movement folds into every
@@ -27,7 +28,7 @@
 #include "mlir/Transforms/GreedyPatternRewriteDriver.h"
 
 namespace rankc {
-#define GEN_PASS_DEF_RANKCGPUFUSEELEMENTWISE
+#define GEN_PASS_DEF_RANKCFUSEELEMENTWISE
 #include "rankc/Transforms/Passes.h.inc"
 } // namespace rankc
 
@@ -115,8 +116,8 @@ void oneMoverPerUser(IRRewriter &rewriter, Operation *root) {
   }
 }
 
-struct GpuFuseElementwisePass
-    : public rankc::impl::RankcGpuFuseElementwiseBase<GpuFuseElementwisePass> {
+struct FuseElementwisePass
+    : public rankc::impl::RankcFuseElementwiseBase<FuseElementwisePass> {
   void runOnOperation() override {
     MLIRContext *ctx = &getContext();
     SmallVector<linalg::LinalgOp> named;

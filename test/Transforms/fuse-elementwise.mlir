@@ -1,4 +1,4 @@
-// RUN: rankc-opt %s -rankc-gpu-fuse-elementwise | FileCheck %s
+// RUN: rankc-opt %s -rankc-fuse-elementwise | FileCheck %s
 
 // x @ W^T as the exporter writes it: the transpose folds into the matmul
 // as a permuted operand (a GEMM with B transposed), while the relu that
