@@ -53,36 +53,42 @@ bool rankc::comm::isValidOutputName(StringRef name) {
 constexpr int64_t kMaxWorldSize = int64_t(1) << 24;
 
 /// With `comm.world_size` on a module, the programs' ranks partition
-/// [0, world_size).
+/// [0, world_size). Time and memory grow with the ranks the programs list,
+/// not with the world: a module of 2^24 ranks that are "all" of one program
+/// costs nothing (the fuzzer's seeds took 230 MB and 0.8 s for it).
 static LogicalResult verifyRankCover(ModuleOp module, int64_t worldSize) {
-  std::vector<Operation *> owner(worldSize, nullptr);
+  Operation *everyRank = nullptr; // the program on "all" ranks, if any
+  llvm::DenseSet<int64_t> owned;
   for (Operation &op : module.getBody()->getOperations()) {
     Attribute ranks = op.getAttr(CommDialect::kRanks);
     if (!ranks)
       continue;
     if (isa<StringAttr>(ranks)) {
-      for (int64_t r = 0; r < worldSize; ++r) {
-        if (owner[r])
-          return op.emitOpError("runs on all ranks, but rank ")
-                 << r << " also belongs to another program";
-        owner[r] = &op;
-      }
+      if (everyRank || !owned.empty())
+        return op.emitOpError("runs on all ranks, but rank ")
+               << (everyRank ? 0 : *llvm::min_element(owned))
+               << " also belongs to another program";
+      everyRank = &op;
       continue;
     }
     for (int64_t r : cast<DenseI64ArrayAttr>(ranks).asArrayRef()) {
       if (r < 0 || r >= worldSize)
         return op.emitOpError("runs on rank ")
                << r << ", outside the world of " << worldSize << " ranks";
-      if (owner[r])
+      if (everyRank || !owned.insert(r).second)
         return op.emitOpError("runs on rank ")
                << r << ", which already belongs to another program";
-      owner[r] = &op;
     }
   }
-  for (int64_t r = 0; r < worldSize; ++r)
-    if (!owner[r])
-      return module.emitOpError("rank ") << r << " belongs to no program";
-  return success();
+  if (everyRank || int64_t(owned.size()) == worldSize)
+    return success();
+  // Distinct ranks in range, fewer than the world: the least one missing.
+  std::vector<int64_t> sorted(owned.begin(), owned.end());
+  llvm::sort(sorted);
+  int64_t missing = 0;
+  while (missing < int64_t(sorted.size()) && sorted[missing] == missing)
+    ++missing;
+  return module.emitOpError("rank ") << missing << " belongs to no program";
 }
 
 /// The optimizer as the importer writes it: every field present, typed.
