@@ -25,7 +25,9 @@
 #include "llvm/Support/raw_ostream.h"
 #include "llvm/Target/TargetMachine.h"
 #include "llvm/Target/TargetOptions.h"
+#include "llvm/MC/MCSubtargetInfo.h"
 #include "llvm/TargetParser/Host.h"
+#include "llvm/TargetParser/SubtargetFeature.h"
 
 using namespace mlir;
 
@@ -49,13 +51,18 @@ OwningOpRef<ModuleOp> extractProgram(ModuleOp module, StringRef name) {
 /// LLVM IR of a lowered module, optimized and emitted as an object file.
 /// Each phase is timed under `timing` (--timing: the LLVM side of a build,
 /// which on large programs is most of it).
-LogicalResult emitObject(ModuleOp module, StringRef path, TimingScope &timing) {
+void initializeNativeTarget() {
   static bool initialized = [] {
     llvm::InitializeNativeTarget();
     llvm::InitializeNativeTargetAsmPrinter();
     return true;
   }();
   (void)initialized;
+}
+
+LogicalResult emitObject(ModuleOp module, StringRef path, TimingScope &timing,
+                         StringRef cpu) {
+  initializeNativeTarget();
   llvm::LLVMContext llvmContext;
   TimingScope translating = timing.nest("translate to LLVM IR");
   std::unique_ptr<llvm::Module> llvmModule =
@@ -69,11 +76,22 @@ LogicalResult emitObject(ModuleOp module, StringRef path, TimingScope &timing) {
   if (!target)
     return module.emitError("no LLVM target for ") << triple.str() << ": "
                                                   << error;
-  // x86-64-v3 (AVX2): vectorized, and runs on every machine of the project,
-  // not only on the one that compiled it.
+  // By default x86-64-v3 (AVX2): vectorized, and runs on every machine of
+  // the project, not only on the one that compiled it. --cpu native takes
+  // the compiling machine's processor and every feature it has (AVX-512
+  // where there is one).
+  std::string cpuName = cpu.str(), features;
+  if (cpu == "native") {
+    cpuName = llvm::sys::getHostCPUName().str();
+    llvm::SubtargetFeatures f;
+    for (const auto &[feature, on] : llvm::sys::getHostCPUFeatures())
+      f.AddFeature(feature, on);
+    features = f.getString();
+  } else if (!triple.isX86() && cpu == "x86-64-v3") {
+    cpuName = "generic";
+  }
   std::unique_ptr<llvm::TargetMachine> machine(target->createTargetMachine(
-      triple, triple.isX86() ? "x86-64-v3" : "generic", "",
-      llvm::TargetOptions(), llvm::Reloc::PIC_));
+      triple, cpuName, features, llvm::TargetOptions(), llvm::Reloc::PIC_));
   llvmModule->setDataLayout(machine->createDataLayout());
   llvmModule->setTargetTriple(triple);
   TimingScope optimizing = timing.nest("LLVM -O3");
@@ -452,7 +470,7 @@ LogicalResult writePrograms(ModuleOp module, StringRef out,
       llvm::sys::path::append(binary, "lib", "librankc_" + name + ".so");
     else
       llvm::sys::path::append(binary, name);
-    if (failed(emitObject(program, object, t)))
+    if (failed(emitObject(program, object, t, options.cpu)))
       return failure();
     TimingScope linking = t.nest("link");
     LogicalResult linked =
@@ -487,3 +505,23 @@ LogicalResult writePrograms(ModuleOp module, StringRef out,
 }
 
 } // namespace rankc
+
+bool rankc::isKnownCpu(StringRef cpu) {
+  if (cpu == "native")
+    return true;
+  initializeNativeTarget();
+  llvm::Triple triple(llvm::sys::getDefaultTargetTriple());
+  std::string error;
+  const llvm::Target *target = llvm::TargetRegistry::lookupTarget(triple, error);
+  if (!target)
+    return false;
+  // (Asked about `cpu` itself, LLVM would print its own complaint.)
+  std::unique_ptr<llvm::MCSubtargetInfo> info(
+      target->createMCSubtargetInfo(triple, "", ""));
+  return info && llvm::any_of(info->getAllProcessorDescriptions(),
+                              [&](const llvm::SubtargetSubTypeKV &kv) {
+                                return cpu == kv.Key;
+                              });
+}
+
+

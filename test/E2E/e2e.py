@@ -3,13 +3,15 @@
 outputs with the NumPy reference (reference.py).
 
     e2e.py RANKC WORKDIR DAG.json... [--seed S] [--random N] [--steps N] [--lib]
+           [--cpu NAME]
 
 --random N also generates N random deadlock-free MPMD programs (with the
 generator of test/Random) and checks them the same way. --steps N runs
 every program N steps in one process (launch --steps) against N steps of
 the reference (state carried, the optimizer applied). --lib compiles with
 `--emit lib` and steps the programs through the Python module under
-mpiexec (lib_runner.py) instead of OUT/launch. Prints one line per
+mpiexec (lib_runner.py) instead of OUT/launch. --cpu NAME compiles with
+`rankc compile --cpu NAME`. Prints one line per
 DAG and "N passed, M failed"; exits 1 on any failure."""
 import json
 import os
@@ -22,6 +24,7 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "Random"))
 import reference  # noqa: E402
 
+FLAGS = []  # for `rankc compile` (--cpu)
 TOL = {"f16": (2e-2, 2e-2), "bf16": (5e-2, 5e-2), "f32": (2e-4, 1e-5),
        "f64": (1e-9, 1e-12)}
 
@@ -44,7 +47,7 @@ def save(path, value, dt):
 def run_lib(rankc, path, base, ws, steps):
     """Like launch: every rank's outputs in base/res, via the Python module."""
     out = os.path.join(base, "lib")
-    p = subprocess.run([rankc, "compile", path, "-o", out, "--emit", "lib"],
+    p = subprocess.run([rankc, "compile", path, "-o", out, "--emit", "lib"] + FLAGS,
                        capture_output=True, text=True)
     if p.returncode != 0:
         return f"compile failed: {p.stderr.strip()}"
@@ -66,7 +69,8 @@ def check(rankc, workdir, path, seed, steps=1, lib=False):
     rng = np.random.default_rng(seed)
     out = os.path.join(base, "exe")
     if not lib:
-        p = subprocess.run([rankc, "compile", path, "-o", out], capture_output=True, text=True)
+        p = subprocess.run([rankc, "compile", path, "-o", out] + FLAGS, capture_output=True,
+                           text=True)
         if p.returncode != 0:
             return f"compile failed: {p.stderr.strip()}"
     inputs = {r: {} for r in range(ws)}
@@ -124,6 +128,10 @@ def main():
     if "--steps" in args:
         i = args.index("--steps")
         steps = int(args[i + 1])
+        del args[i:i + 2]
+    if "--cpu" in args:
+        i = args.index("--cpu")
+        FLAGS.extend(["--cpu", args[i + 1]])
         del args[i:i + 2]
     if "--seed" in args:
         i = args.index("--seed")

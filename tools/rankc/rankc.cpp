@@ -41,7 +41,7 @@ namespace {
 
 const char *kUsage =
     "usage: rankc compile INPUT -o OUT [--target cpu|cuda] [--cuda-chip sm_NN]\n"
-    "                     [--precision f32|tf32|bf16]\n"
+    "                     [--precision f32|tf32|bf16] [--cpu NAME|native]\n"
     "                     [--emit exe|lib|mlir|plan|dot|ptx]\n"
     "                     [--bucket-cap-mb X] [--first-bucket-cap-mb Y]\n"
     "                     [--bucket-order ready|ddp-initial]\n"
@@ -57,7 +57,7 @@ const char *kUsage =
 struct Options {
   std::string command, input, output;
   std::string target = "cpu", emit = "exe";
-  std::optional<std::string> cudaChip, precision;
+  std::optional<std::string> cudaChip, precision, cpu;
   std::optional<double> bucketCapMb, firstBucketCapMb;
   std::optional<std::string> bucketOrder;
   std::string runtimeDir, depfile;
@@ -136,6 +136,12 @@ Options parseCommandLine(int argc, char **argv) {
           !(chip.empty() || chip == "a"))
         usageError("--cuda-chip must name a GPU architecture like sm_90, got '" +
                    *o.cudaChip + "'");
+    } else if (isCompile && name == "--cpu") {
+      o.cpu = value().str();
+      if (!rankc::isKnownCpu(*o.cpu))
+        usageError("--cpu must be native or a processor LLVM knows for this "
+                   "host (x86-64-v3, x86-64-v4, skylake-avx512, ...), got '" +
+                   *o.cpu + "'");
     } else if (isCompile && name == "--precision") {
       o.precision = value().str();
       if (*o.precision != "f32" && *o.precision != "tf32" &&
@@ -384,6 +390,8 @@ int main(int argc, char **argv) {
       }));
     build.cuda = cuda;
   }
+  if (o.cpu)
+    build.cpu = *o.cpu;
   std::string why;
   build.runtime = rankc::findRuntime(o.runtimeDir, argv[0], (void *)&usageError,
                                      why);

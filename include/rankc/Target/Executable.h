@@ -34,7 +34,14 @@ struct BuildOptions {
   Emit emit = Emit::Exe;
   RuntimeFiles runtime;
   std::string inputName; ///< the DAG file, named in generated headers
+  /// The processor host code is compiled for (--cpu): an LLVM CPU name,
+  /// or "native" for the compiling machine's own (with all its features).
+  std::string cpu = "x86-64-v3";
 };
+
+/// True if `cpu` is "native" or a processor LLVM knows for the host's
+/// architecture.
+bool isKnownCpu(llvm::StringRef cpu);
 
 /// Writes the programs of a partitioned module into the folder `out`.
 /// Everything is built in a sibling staging folder first: on failure `out`
