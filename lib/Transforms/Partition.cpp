@@ -5,6 +5,13 @@
 // 1. Waits (receives and allreduces) are numbered in the order of the
 //    cross-rank graph's topological order; an op's level is the number of
 //    the latest wait it depends on (0: none).
+//    A cheap elementwise op (a few arith ops per element: memory-bound)
+//    whose every user is elementwise work of later levels moves to the
+//    earliest of them (sinkElementwise): computed early, its result would
+//    be written out and read back across the parts' boundary, which costs
+//    more than the overlap it buys; computed with its users, it fuses into
+//    them (rankc-fuse-elementwise) for nothing. Costlier work (math
+//    functions, longer bodies) stays early, to overlap the wait.
 // 2. Messages going out (sends, allreduce inputs) are taken in the same
 //    order; for each, the not yet placed work of its level that it needs
 //    becomes a part of its own, so the message leaves as early as possible.
@@ -24,7 +31,10 @@
 #include "rankc/Dialect/Comm/Comm.h"
 #include "rankc/Transforms/Passes.h"
 
+#include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/Dialect/Linalg/IR/Linalg.h"
+#include "mlir/Dialect/Linalg/Utils/Utils.h"
 #include "mlir/IR/IRMapping.h"
 #include "mlir/IR/SymbolTable.h"
 #include "mlir/Interfaces/SideEffectInterfaces.h"
@@ -63,6 +73,7 @@ public:
 private:
   void classify();
   void assignLevels();
+  void sinkElementwise();
   void planSteps();
   std::vector<uint32_t> collectFor(uint32_t outgoing, uint32_t level);
   int32_t newPart(std::vector<uint32_t> nodes);
@@ -119,6 +130,49 @@ void ProgramPartitioner::assignLevels() {
     for (uint32_t a : g.argsOf(i))
       l = std::max(l, level[a]);
     level[i] = waitNumber[i] ? waitNumber[i] : l;
+  }
+}
+
+static bool isElementwise(Operation *op) {
+  auto linalgOp = dyn_cast<linalg::LinalgOp>(op);
+  return linalgOp && op->getNumResults() == 1 &&
+         linalg::isElementwise(linalgOp);
+}
+
+/// Elementwise, and at most a few arith ops per element: cheaper to
+/// recompute in its user's loop than to store and load.
+static bool isCheapElementwise(Operation *op) {
+  if (!isElementwise(op))
+    return false;
+  unsigned count = 0;
+  for (Operation &inner : op->getRegion(0).front().without_terminator())
+    if (!isa<arith::ArithDialect>(inner.getDialect()) || ++count > 4)
+      return false;
+  return true;
+}
+
+void ProgramPartitioner::sinkElementwise() {
+  std::vector<llvm::SmallVector<uint32_t, 2>> users(ops.size());
+  for (uint32_t i = 0; i < ops.size(); ++i)
+    for (uint32_t a : g.argsOf(i))
+      users[a].push_back(i);
+  // Users first, so that a chain moves as a whole. A user that is a
+  // message (a send, an allreduce) keeps its producer where it is.
+  for (uint32_t i = ops.size(); i-- > 0;) {
+    if (role[i] != Role::Compute || users[i].empty() ||
+        !isCheapElementwise(ops[i]))
+      continue;
+    uint32_t to = UINT32_MAX;
+    for (uint32_t u : users[i]) {
+      if (role[u] != Role::Compute || level[u] <= level[i] ||
+          !isElementwise(ops[u])) {
+        to = UINT32_MAX;
+        break;
+      }
+      to = std::min(to, level[u]);
+    }
+    if (to != UINT32_MAX)
+      level[i] = to;
   }
 }
 
@@ -315,6 +369,7 @@ void ProgramPartitioner::reorder() {
 void ProgramPartitioner::run() {
   classify();
   assignLevels();
+  sinkElementwise();
   planSteps();
   Operation *insertAfter = fn;
   for (int32_t p = 0; p < int32_t(parts.size()); ++p)

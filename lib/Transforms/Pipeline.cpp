@@ -52,6 +52,8 @@ void rankc::buildCpuLoweringPipeline(mlir::OpPassManager &pm,
   // Chains of elementwise ops become one linalg.generic, hence one loop
   // nest; transposes fold into the GEMMs that read them.
   pm.addPass(createRankcFuseElementwise());
+  // Halo updates read their concat's pieces where they are.
+  pm.addNestedPass<mlir::func::FuncOp>(createRankcSplitOverConcat());
   buildBufferization(pm);
   // Matmuls to the system BLAS; the rest to loops.
   pm.addPass(createRankcCpuLibraryCalls());
@@ -83,6 +85,10 @@ static void buildBufferization(mlir::OpPassManager &pm) {
   bufferize.functionBoundaryTypeConversion =
       mlir::bufferization::LayoutMapOption::IdentityLayoutMap;
   pm.addPass(mlir::bufferization::createOneShotBufferizePass(bufferize));
+  // A result written in place through a subview is "copied" onto an equal
+  // subview of its own buffer: CSE makes the two one value, and the
+  // canonicalizer then drops the copy onto itself.
+  pm.addPass(mlir::createCSEPass());
   pm.addPass(mlir::createCanonicalizerPass());
 }
 
@@ -95,6 +101,8 @@ void rankc::buildCudaLoweringPipeline(mlir::OpPassManager &pm,
   // Chains of elementwise ops become one linalg.generic, hence one kernel;
   // transposes fold into the GEMMs that read them.
   pm.addPass(createRankcFuseElementwise());
+  // (rankc-split-over-concat, which the CPU runs here, waits for a GPU
+  // check on a machine with a GPU.)
   // Loops the GPU mapping can take (three), then reductions with too few
   // outputs as trees of parallel stages.
   pm.addNestedPass<func::FuncOp>(createRankcGpuCollapseDims());

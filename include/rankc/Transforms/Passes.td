@@ -289,6 +289,24 @@ def RankcGpuLibraryCalls : Pass<"rankc-gpu-library-calls", "mlir::ModuleOp"> {
                            "mlir::memref::MemRefDialect"];
 }
 
+def RankcSplitOverConcat : Pass<"rankc-split-over-concat", "mlir::func::FuncOp"> {
+  let summary = "Split elementwise ops that read a concat at its pieces' boundaries (halo updates without the concat's copy)";
+  let description = [{
+    An elementwise `linalg.generic` (tensors of static shapes, parallel
+    loops, identity maps, no `linalg.index`) that reads a `tensor.concat`,
+    directly or through unit-stride `tensor.extract_slice`s, all along one
+    axis, becomes one generic per range of that axis in which every read
+    lies within one piece of its concat: each reads slices of the pieces
+    themselves and writes a slice of the result (`extract_slice` of the
+    init, `insert_slice` back: in place once bufferized). A halo update
+    `u + k (ext[0:n] - 2 u + ext[2:n+2])` with `ext = concat(lo, u, hi)`
+    so reads `u` where it is, instead of a copy of `u` into `ext` first.
+    Concats and slices left without readers are erased.
+  }];
+  let dependentDialects = ["mlir::linalg::LinalgDialect",
+                           "mlir::tensor::TensorDialect"];
+}
+
 def RankcCpuLibraryCalls : Pass<"rankc-cpu-library-calls", "mlir::ModuleOp"> {
   let summary = "Run the CPU program's matmuls through the system BLAS (runtime calls)";
   let description = [{
