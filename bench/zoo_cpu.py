@@ -3,9 +3,10 @@
 32x32 (batch 32) and the zoo's GPT block, exported by scripts/export_torch.py,
 compiled by rankc (--target cpu, one rank), against the same step in
 PyTorch on one thread, same weights, batch and targets, same machine, same
-run. Prints export and compile times, and rankc's step (the median of
-`launch --steps S --stats` compute) beside torch's (the median of S
-forward+backward steps, after one warm-up).
+run. Prints export and compile times, and rankc's step beside torch's,
+both warm: rankc's the median `compute` of the last S steps of `launch
+--steps 2S --stats` (the first steps fault in the step arenas' pages),
+torch's the median of S forward+backward steps after S warm-up steps.
 
     /usr/bin/python3 bench/zoo_cpu.py RANKC WORKDIR [STEPS]"""
 import json
@@ -57,16 +58,17 @@ def main():
         export_torch.save_inputs(os.path.join(d, "in"), model, [x], [t])
         stats = os.path.join(d, "stats.json")
         subprocess.run([os.path.join(d, "exe", "launch"), "--inputs", os.path.join(d, "in"),
-                        "--outputs", os.path.join(d, "res"), "--steps", str(steps),
+                        "--outputs", os.path.join(d, "res"), "--steps", str(2 * steps),
                         "--stats", stats], check=True, stdout=subprocess.DEVNULL)
-        rankc_s = json.load(open(stats))["ranks"][0]["median"]["compute"]
+        per_step = json.load(open(stats))["ranks"][0]["per_step"][steps:]
+        rankc_s = statistics.median(s["compute"] for s in per_step)
         times = []
-        for i in range(steps + 1):
+        for i in range(2 * steps):
             model.zero_grad()
             t0 = time.perf_counter()
             loss_fn(model(*x), *t).backward()
             times.append(time.perf_counter() - t0)
-        torch_s = statistics.median(times[1:])
+        torch_s = statistics.median(times[steps:])
         rows.append((title, len(doc["programs"][0]["nodes"]), export_s, compile_s, rankc_s, torch_s))
         print(f"{title}: done", file=sys.stderr, flush=True)
     print("| model (CPU, 1 rank / 1 thread) | nodes | export s | rankc compile s "
