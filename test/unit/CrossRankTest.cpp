@@ -95,4 +95,45 @@ TEST_F(CrossRank, SpmdOffsetsResolvePerRank) {
   EXPECT_EQ(g->links().size(), 1u); // one program-level message
 }
 
+// One program on all ranks with offset peers is checked on rank 0 alone
+// (every rank is rank 0 shifted): the largest world checks at once, and
+// the problems found are named as a check of every rank names them first.
+TEST_F(CrossRank, SpmdOffsetsCheckedOnRankZeroForTheLargestWorld) {
+  auto g = build(R"({"world_size": 16777216, "programs": [{"ranks": "all", "nodes": [
+     {"id": "x", "op": "input", "shape": [1], "dtype": "f32"},
+     {"id": "s", "op": "send", "args": ["x"], "dest": {"offset": 1}, "tag": 1},
+     {"id": "t", "op": "send", "args": ["x"], "dest": {"offset": -3}, "tag": 1},
+     {"id": "r", "op": "recv", "src": {"offset": -1}, "tag": 1, "shape": [1], "dtype": "f32"},
+     {"id": "q", "op": "recv", "src": {"offset": 3}, "tag": 1, "shape": [1], "dtype": "f32"}]}]})");
+  ASSERT_TRUE(mlir::succeeded(g)) << (errors.empty() ? "" : errors[0]);
+  EXPECT_EQ(g->numMessages(), 2u * 16777216u);
+  EXPECT_EQ(g->links().size(), 2u);
+}
+
+TEST_F(CrossRank, SpmdOffsetsMismatchNamesRankZero) {
+  auto g = build(R"({"world_size": 1000, "programs": [{"ranks": "all", "nodes": [
+     {"id": "x", "op": "input", "shape": [1], "dtype": "f32"},
+     {"id": "s", "op": "send", "args": ["x"], "dest": {"offset": 2}, "tag": 1},
+     {"id": "r", "op": "recv", "src": {"offset": -1}, "tag": 1, "shape": [1], "dtype": "f32"}]}]})");
+  ASSERT_TRUE(mlir::failed(g));
+  ASSERT_EQ(errors.size(), 1u);
+  EXPECT_NE(errors[0].find("rank 0 receives 'r' from rank 999 with tag 1, but "
+                           "rank 999 (program all) sends nothing to rank 0"),
+            std::string::npos)
+      << errors[0];
+}
+
+TEST_F(CrossRank, SpmdOffsetsTypeMismatchNamesTheSender) {
+  auto g = build(R"({"world_size": 8, "programs": [{"ranks": "all", "nodes": [
+     {"id": "x", "op": "input", "shape": [2], "dtype": "f32"},
+     {"id": "s", "op": "send", "args": ["x"], "dest": {"offset": 1}, "tag": 1},
+     {"id": "r", "op": "recv", "src": {"offset": -1}, "tag": 1, "shape": [3], "dtype": "f32"}]}]})");
+  ASSERT_TRUE(mlir::failed(g));
+  ASSERT_EQ(errors.size(), 1u);
+  EXPECT_NE(errors[0].find("rank 7 sends f32[2] ('s') to rank 0 with "
+                           "tag 1, but rank 0 receives f32[3] ('r')"),
+            std::string::npos)
+      << errors[0];
+}
+
 } // namespace
