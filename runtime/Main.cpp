@@ -22,6 +22,7 @@
 #include <cstring>
 #include <string>
 #include <sys/stat.h>
+#include <unistd.h>
 #include <vector>
 
 using namespace rankc::rt;
@@ -140,6 +141,15 @@ int run(int argc, char **argv) {
   if (!kernelStatsDir.empty())
     enableKernelTiming();
   int rank = rankc_core_rank();
+  // launch maps the pid mpiexec names when a rank dies by a signal to the
+  // rank (lib/Target/Executable.cpp, launchScript).
+  if (const char *pids = std::getenv("RANKC_PID_DIR"); pids && *pids) {
+    std::string path = std::string(pids) + "/" + std::to_string(getpid());
+    if (FILE *f = std::fopen(path.c_str(), "w")) {
+      std::fprintf(f, "%d\n", rank);
+      std::fclose(f);
+    }
+  }
 
   // Inputs: read once, before the first step.
   for (int i = 0; i < rankc_core_num_inputs(); ++i) {

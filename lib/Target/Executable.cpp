@@ -255,12 +255,28 @@ stop() {
 trap 'stop SIGINT' INT
 trap 'stop SIGTERM' TERM
 trap 'stop SIGHUP' HUP
-"$MPIEXEC" "${MPIARGS[@]}")SH" + segments + R"SH( &
+# A rank that dies by a signal (killed, out of memory) cannot say so
+# itself, and Hydra names only its pid: each rank records its pid in
+# RANKC_PID_DIR (runtime/Main.cpp), and mpiexec's output goes through tee
+# into the staging folder, so that the pid Hydra names maps to a rank.
+export RANKC_PID_DIR="$STAGE/.pids"
+mkdir -p "$RANKC_PID_DIR"
+mkfifo "$STAGE/.mpiexec.fifo"
+tee "$STAGE/.mpiexec.out" < "$STAGE/.mpiexec.fifo" &
+TEE=$!
+"$MPIEXEC" "${MPIARGS[@]}")SH" + segments + R"SH( > "$STAGE/.mpiexec.fifo" &
 PID=$!
 wait "$PID"
 rc=$?
 PID=
+wait "$TEE" 2>/dev/null
 if [ $rc -ne 0 ]; then
+  dead=$(sed -n 's/^= *PID \([0-9][0-9]*\) RUNNING AT .*/\1/p' "$STAGE/.mpiexec.out" | head -1)
+  how=$(sed -n 's/^YOUR APPLICATION TERMINATED WITH THE EXIT STRING: //p' "$STAGE/.mpiexec.out" | head -1)
+  case "$how" in
+    *signal*) [ -n "$dead" ] && [ -f "$RANKC_PID_DIR/$dead" ] &&
+      echo "error: rank $(cat "$RANKC_PID_DIR/$dead") (pid $dead) died: $how" >&2 ;;
+  esac
   old=$(find "$RES" -path "$RES/.rankc-partial*" -prune -o -name '*.npy' -print 2>/dev/null | head -1)
   echo "error: the run failed (exit $rc); no outputs of this run were written to $RES${old:+ (the .npy files there are from an earlier run)}" >&2
   exit 1
