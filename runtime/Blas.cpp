@@ -119,13 +119,15 @@ void gemms(Gemm gemm, const T *a, const T *b, T *c, int64_t batch, int64_t m,
 
 extern "C" {
 
-/// C[b] = A[b] B[b] (+ C[b] when accumulate), row-major, b < batch: the
-/// conventions of the GPU's rankc_rt_gemm (runtime/CublasLt.cpp) on host
-/// addresses; dtype 6 (f32) or 7 (f64).
+/// C[b] = A[b] B[b] (+ C[b] when accumulate), row-major, b < batch (B the
+/// same for every batch when broadcastB): the arguments of the GPU's
+/// rankc_rt_gemm (runtime/CublasLt.cpp) on host addresses, since both come
+/// from one call builder (GemmMatch.cpp); dtype 6 (f32) or 7 (f64).
+/// `precision` (TF32 or not) means nothing on the CPU: f32 is exact here.
 void rankc_rt_cpu_gemm(int64_t a, int64_t b, int64_t c, int64_t batch,
                        int64_t m, int64_t n, int64_t k, int32_t dtype,
                        int32_t accumulate, int32_t transA, int32_t transB,
-                       int32_t broadcastB) {
+                       int32_t /*precision*/, int32_t broadcastB) {
   // CBLAS takes int dimensions; larger ones than that are split by the
   // frontend's size limits long before (2^31 rows of a matrix).
   if (m > INT32_MAX || n > INT32_MAX || k > INT32_MAX)

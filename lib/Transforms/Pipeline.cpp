@@ -101,8 +101,9 @@ void rankc::buildCudaLoweringPipeline(mlir::OpPassManager &pm,
   // Chains of elementwise ops become one linalg.generic, hence one kernel;
   // transposes fold into the GEMMs that read them.
   pm.addPass(createRankcFuseElementwise());
-  // (rankc-split-over-concat, which the CPU runs here, waits for a GPU
-  // check on a machine with a GPU.)
+  // Halo updates read their concat's pieces where they are: one kernel per
+  // piece, written in place, and no copy of the concat.
+  pm.addNestedPass<func::FuncOp>(createRankcSplitOverConcat());
   // Loops the GPU mapping can take (three), then reductions with too few
   // outputs as trees of parallel stages.
   pm.addNestedPass<func::FuncOp>(createRankcGpuCollapseDims());
