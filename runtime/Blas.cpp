@@ -7,9 +7,11 @@
 // driver: RANKC_BLAS names a library to use; otherwise Debian's OpenBLAS
 // (libopenblas.so.0), then whatever provides libblas.so.3 (CBLAS is part
 // of Debian's reference BLAS too). A threaded OpenBLAS is told to use one
-// thread: MPI codes run a rank per core (rankc_rt_blas_threads changes
-// that). Without any BLAS the GEMM runs in the loop below: correct, slow,
-// and said once on stderr so that nobody benchmarks it unknowingly.
+// thread: MPI codes run a rank per core, and under --threads the rank's
+// OpenMP threads share a GEMM by rows (rankc_rt_cpu_gemm_rows), each on a
+// single-threaded BLAS. Without any BLAS the GEMM runs in the loop below:
+// correct, slow, and said once on stderr so that nobody benchmarks it
+// unknowingly.
 // RANKC_BLAS=none asks for that loop (tests compare the two).
 //
 //===----------------------------------------------------------------------===//
@@ -23,6 +25,7 @@
 #include <cstdlib>
 #include <cstring>
 #include <dlfcn.h>
+#include <mutex>
 #include <string>
 
 namespace {
@@ -32,61 +35,109 @@ struct Blas {
   decltype(&::cblas_dgemm) dgemm = nullptr;
   void (*setThreads)(int) = nullptr; // openblas_set_num_threads, if any
   std::string name;
+  /// Safe to call from several threads at once. A single-threaded OpenBLAS
+  /// built without USE_LOCKING (Debian's libopenblas0-serial) is not: its
+  /// callers share one table of work buffers, and concurrent GEMMs compute
+  /// garbage now and then. BLIS, a threaded or locking OpenBLAS and the
+  /// loop below are.
+  bool reentrant = true;
 };
+
+/// `candidate` as a CBLAS, or a Blas without sgemm.
+Blas open(const char *candidate) {
+  Blas l;
+  void *h = dlopen(candidate, RTLD_NOW | RTLD_LOCAL);
+  if (!h)
+    return l;
+  auto s = reinterpret_cast<decltype(l.sgemm)>(dlsym(h, "cblas_sgemm"));
+  auto d = reinterpret_cast<decltype(l.dgemm)>(dlsym(h, "cblas_dgemm"));
+  if (!s || !d) {
+    dlclose(h);
+    return l;
+  }
+  l.sgemm = s;
+  l.dgemm = d;
+  l.setThreads =
+      reinterpret_cast<void (*)(int)>(dlsym(h, "openblas_set_num_threads"));
+  if (l.setThreads)
+    l.setThreads(1);
+  if (auto config = reinterpret_cast<const char *(*)()>(
+          dlsym(h, "openblas_get_config"))) {
+    const char *c = config();
+    l.reentrant = !std::strstr(c, "SINGLE_THREADED") ||
+                  std::strstr(c, "USE_LOCKING");
+  }
+  l.name = candidate;
+  return l;
+}
 
 const Blas &blas() {
   static Blas b = [] {
-    Blas l;
     const char *env = std::getenv("RANKC_BLAS");
     if (env && std::strcmp(env, "none") == 0)
-      return l;
+      return Blas();
     for (const char *candidate :
          {env, "libopenblas.so.0", "libblis.so.4", "libblas.so.3"}) {
       if (!candidate || !*candidate)
         continue;
-      void *h = dlopen(candidate, RTLD_NOW | RTLD_LOCAL);
-      if (!h) {
-        if (candidate == env)
-          std::fprintf(stderr,
-                       "warning: RANKC_BLAS=%s cannot be opened (%s); "
-                       "looking for another BLAS\n",
-                       env, dlerror());
-        continue;
-      }
-      auto s = reinterpret_cast<decltype(l.sgemm)>(dlsym(h, "cblas_sgemm"));
-      auto d = reinterpret_cast<decltype(l.dgemm)>(dlsym(h, "cblas_dgemm"));
-      if (!s || !d) {
-        dlclose(h);
-        continue;
-      }
-      l.sgemm = s;
-      l.dgemm = d;
-      l.setThreads = reinterpret_cast<void (*)(int)>(
-          dlsym(h, "openblas_set_num_threads"));
-      if (l.setThreads)
-        l.setThreads(1);
-      l.name = candidate;
-      return l;
+      Blas l = open(candidate);
+      if (l.sgemm)
+        return l;
+      if (candidate == env)
+        std::fprintf(stderr,
+                     "warning: RANKC_BLAS=%s cannot be opened as a CBLAS; "
+                     "looking for another BLAS\n",
+                     env);
     }
     std::fprintf(stderr, "warning: no BLAS found (libopenblas.so.0, "
                          "libblas.so.3; or set RANKC_BLAS): GEMMs run in "
                          "the runtime's own slow loop\n");
-    return l;
+    return Blas();
   }();
   return b;
 }
 
+/// The BLAS that the threads of --threads call at once: blas() if it is
+/// reentrant; else BLIS, if there is one and RANKC_BLAS chose nothing; else
+/// blas() one call at a time (`serialized`), which a warning says once.
+struct SharedBlas {
+  const Blas *blas;
+  bool serialized;
+};
+const SharedBlas &sharedBlas() {
+  static Blas blis;
+  static SharedBlas shared = []() -> SharedBlas {
+    const Blas &first = blas();
+    if (first.reentrant)
+      return {&first, false};
+    const char *env = std::getenv("RANKC_BLAS");
+    if (!(env && *env)) {
+      blis = open("libblis.so.4");
+      if (blis.sgemm)
+        return {&blis, false};
+    }
+    std::fprintf(stderr,
+                 "warning: %s is a single-threaded OpenBLAS that is not safe "
+                 "to call from several threads at once: the GEMMs of "
+                 "--threads run one at a time; install BLIS (Debian's "
+                 "libblis4-serial) or set RANKC_BLAS to a thread-safe BLAS\n",
+                 first.name.c_str());
+    return {&first, true};
+  }();
+  return shared;
+}
+
 /// C = op(A) op(B) (+ C): the fallback, row-major, i-k-j order so that the
-/// inner loop is contiguous in B and C.
+/// inner loop is contiguous in B and C; A's rows `lda` apart.
 template <typename T>
 void loopGemm(const T *a, const T *b, T *c, int64_t m, int64_t n, int64_t k,
-              bool accumulate, bool transA, bool transB) {
+              int64_t lda, bool accumulate, bool transA, bool transB) {
   for (int64_t i = 0; i < m; ++i) {
     T *row = c + i * n;
     if (!accumulate)
       std::memset(row, 0, sizeof(T) * n);
     for (int64_t p = 0; p < k; ++p) {
-      T x = transA ? a[p * m + i] : a[i * k + p];
+      T x = transA ? a[p * lda + i] : a[i * lda + p];
       if (transB)
         for (int64_t j = 0; j < n; ++j)
           row[j] += x * b[j * k + p];
@@ -97,27 +148,84 @@ void loopGemm(const T *a, const T *b, T *c, int64_t m, int64_t n, int64_t k,
   }
 }
 
+/// Rows [m0, m1) of every batch's C: the whole GEMM, or one thread's share
+/// of it (--threads: rankc-cpu-library-calls splits M among the threads).
 template <typename T, typename Gemm>
 void gemms(Gemm gemm, const T *a, const T *b, T *c, int64_t batch, int64_t m,
            int64_t n, int64_t k, bool accumulate, bool transA, bool transB,
-           bool broadcastB) {
+           bool broadcastB, int64_t m0, int64_t m1) {
+  int64_t rows = m1 - m0, lda = transA ? m : k;
   for (int64_t i = 0; i < batch; ++i) {
-    const T *ai = a + i * m * k, *bi = b + (broadcastB ? 0 : i * k * n);
-    T *ci = c + i * m * n;
+    // Row m0 of A is at m0 * k; of A stored transposed ([k, m]), column m0.
+    const T *ai = a + i * m * k + (transA ? m0 : m0 * k),
+            *bi = b + (broadcastB ? 0 : i * k * n);
+    T *ci = c + i * m * n + m0 * n;
     if (!gemm) {
-      loopGemm(ai, bi, ci, m, n, k, accumulate, transA, transB);
+      loopGemm(ai, bi, ci, rows, n, k, lda, accumulate, transA, transB);
       continue;
     }
     gemm(CblasRowMajor, transA ? CblasTrans : CblasNoTrans,
-         transB ? CblasTrans : CblasNoTrans, int(m), int(n), int(k), T(1), ai,
-         int(transA ? m : k), bi, int(transB ? k : n), T(accumulate ? 1 : 0),
-         ci, int(n));
+         transB ? CblasTrans : CblasNoTrans, int(rows), int(n), int(k), T(1),
+         ai, int(lda), bi, int(transB ? k : n), T(accumulate ? 1 : 0), ci,
+         int(n));
   }
+}
+
+template <typename T, typename Gemm>
+void gemmRows(Gemm gemm, int64_t a, int64_t b, int64_t c, int64_t batch,
+              int64_t m, int64_t n, int64_t k, int32_t accumulate,
+              int32_t transA, int32_t transB, int32_t broadcastB, int64_t m0,
+              int64_t m1) {
+  gemms(gemm, reinterpret_cast<const T *>(a), reinterpret_cast<const T *>(b),
+        reinterpret_cast<T *>(c), batch, m, n, k, accumulate, transA, transB,
+        broadcastB, m0, m1);
 }
 
 } // namespace
 
 extern "C" {
+
+/// Rows [m0, m1) of rankc_rt_cpu_gemm's C (of every batch): what one thread
+/// computes under --threads.
+void rankc_rt_cpu_gemm_rows(int64_t a, int64_t b, int64_t c, int64_t batch,
+                            int64_t m, int64_t n, int64_t k, int32_t dtype,
+                            int32_t accumulate, int32_t transA, int32_t transB,
+                            int32_t /*precision*/, int32_t broadcastB,
+                            int64_t m0, int64_t m1) {
+  // CBLAS takes int dimensions; larger ones than that are split by the
+  // frontend's size limits long before (2^31 rows of a matrix).
+  if (m > INT32_MAX || n > INT32_MAX || k > INT32_MAX)
+    rankc::rt::fail("a GEMM of %lld x %lld x %lld is beyond CBLAS's int "
+                    "dimensions",
+                    (long long)m, (long long)n, (long long)k);
+  m1 = m1 < m ? m1 : m;
+  if (m0 >= m1 || n == 0 || batch == 0)
+    return;
+  size_t elem = dtype == 7 ? 8 : 4;
+  if (k == 0) { // a sum over nothing (CBLAS refuses a leading dimension 0)
+    if (!accumulate)
+      for (int64_t i = 0; i < batch; ++i)
+        std::memset(reinterpret_cast<char *>(c) + (i * m + m0) * n * elem, 0,
+                    size_t((m1 - m0) * n) * elem);
+    return;
+  }
+  // Rows of a GEMM that --threads shares come in concurrently; the whole
+  // GEMM (m0 = 0, m1 = m) comes from one thread.
+  bool whole = m0 == 0 && m1 == m;
+  const SharedBlas shared =
+      whole ? SharedBlas{&blas(), false} : sharedBlas();
+  const Blas &l = *shared.blas;
+  static std::mutex oneAtATime;
+  std::unique_lock<std::mutex> lock(oneAtATime, std::defer_lock);
+  if (shared.serialized)
+    lock.lock();
+  if (dtype == 7)
+    gemmRows<double>(l.dgemm, a, b, c, batch, m, n, k, accumulate, transA,
+                     transB, broadcastB, m0, m1);
+  else
+    gemmRows<float>(l.sgemm, a, b, c, batch, m, n, k, accumulate, transA,
+                    transB, broadcastB, m0, m1);
+}
 
 /// C[b] = A[b] B[b] (+ C[b] when accumulate), row-major, b < batch (B the
 /// same for every batch when broadcastB): the arguments of the GPU's
@@ -127,36 +235,9 @@ extern "C" {
 void rankc_rt_cpu_gemm(int64_t a, int64_t b, int64_t c, int64_t batch,
                        int64_t m, int64_t n, int64_t k, int32_t dtype,
                        int32_t accumulate, int32_t transA, int32_t transB,
-                       int32_t /*precision*/, int32_t broadcastB) {
-  // CBLAS takes int dimensions; larger ones than that are split by the
-  // frontend's size limits long before (2^31 rows of a matrix).
-  if (m > INT32_MAX || n > INT32_MAX || k > INT32_MAX)
-    rankc::rt::fail("a GEMM of %lld x %lld x %lld is beyond CBLAS's int "
-                    "dimensions",
-                    (long long)m, (long long)n, (long long)k);
-  if (m == 0 || n == 0 || batch == 0)
-    return;
-  size_t elem = dtype == 7 ? 8 : 4;
-  if (k == 0) { // a sum over nothing (CBLAS refuses a leading dimension 0)
-    if (!accumulate)
-      std::memset(reinterpret_cast<void *>(c), 0, size_t(batch * m * n) * elem);
-    return;
-  }
-  const Blas &l = blas();
-  if (dtype == 7)
-    gemms(l.dgemm, reinterpret_cast<const double *>(a),
-          reinterpret_cast<const double *>(b), reinterpret_cast<double *>(c),
-          batch, m, n, k, accumulate, transA, transB, broadcastB);
-  else
-    gemms(l.sgemm, reinterpret_cast<const float *>(a),
-          reinterpret_cast<const float *>(b), reinterpret_cast<float *>(c),
-          batch, m, n, k, accumulate, transA, transB, broadcastB);
-}
-
-/// Threads of the BLAS (a threaded OpenBLAS; 1 unless asked).
-void rankc_rt_blas_threads(int32_t threads) {
-  if (const Blas &l = blas(); l.setThreads)
-    l.setThreads(threads < 1 ? 1 : threads);
+                       int32_t precision, int32_t broadcastB) {
+  rankc_rt_cpu_gemm_rows(a, b, c, batch, m, n, k, dtype, accumulate, transA,
+                         transB, precision, broadcastB, 0, m);
 }
 
 } // extern "C"

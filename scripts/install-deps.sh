@@ -13,6 +13,7 @@ PKGS=(
   bc
   clang-14 libclang-rt-14-dev
   libblas-dev libopenblas0-serial
+  libomp-22-dev libblis4-serial
 )
 
 missing=()

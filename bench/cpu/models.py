@@ -12,7 +12,12 @@ runs `launch --steps 2S --stats` and its figure is the median `compute`
 ones fault in the step arenas' pages); PyTorch's is the median of S steps
 (zero_grad, loss, backward, opt.step) after S warm-up steps,
 torch.set_num_threads(1). The losses after S steps are printed
-as a check that both trained the same thing."""
+as a check that both trained the same thing.
+
+    /usr/bin/python3 bench/cpu/models.py RANKC WORK STEPS --threads N [NAME...]
+
+compiles with `rankc compile --threads N` and gives PyTorch N threads
+(torch.set_num_threads(N)): one rank using N cores, both sides."""
 import json
 import os
 import statistics
@@ -37,6 +42,9 @@ MODELS = {
 }
 
 
+THREADS = 1
+
+
 def rankc_step(rankc, work, name, steps):
     kind, opt, _ = MODELS[name]
     torch.manual_seed(0)
@@ -46,7 +54,8 @@ def rankc_step(rankc, work, name, steps):
     dag, out = os.path.join(work, name + ".json"), os.path.join(work, name)
     json.dump(doc, open(dag, "w"))
     t = time.perf_counter()
-    subprocess.run([rankc, "compile", dag, "-o", out], check=True)
+    subprocess.run([rankc, "compile", dag, "-o", out, "--threads", str(THREADS)],
+                   check=True)
     compile_s = time.perf_counter() - t
     export_torch.save_inputs(os.path.join(out, "inputs"), model, [batch])
     stats = os.path.join(out, "stats.json")
@@ -92,12 +101,19 @@ def torch_step(work, name, steps):
 
 
 def main():
-    rankc, work = sys.argv[1], sys.argv[2]
-    steps = int(sys.argv[3]) if len(sys.argv) > 3 else 5
-    only = sys.argv[4:]
-    torch.set_num_threads(1)
+    global THREADS
+    args = sys.argv[1:]
+    if "--threads" in args:
+        i = args.index("--threads")
+        THREADS = int(args[i + 1])
+        del args[i:i + 2]
+    rankc, work = args[0], args[1]
+    steps = int(args[2]) if len(args) > 2 else 5
+    only = args[3:]
+    torch.set_num_threads(THREADS)
     os.makedirs(work, exist_ok=True)
-    print("| step (CPU, 1 rank / 1 thread) | nodes | rankc compile s | rankc step ms "
+    each = "1 thread" if THREADS == 1 else f"{THREADS} threads"
+    print(f"| step (CPU, 1 rank / {each}) | nodes | rankc compile s | rankc step ms "
           "| torch step ms | rankc/torch | loss rankc vs torch |")
     print("|---|---|---|---|---|---|---|")
     for name, (_, _, title) in MODELS.items():

@@ -15,6 +15,7 @@
 #include "mlir/Target/LLVMIR/Dialect/GPU/GPUToLLVMIRTranslation.h"
 #include "mlir/Target/LLVMIR/Dialect/NVVM/NVVMToLLVMIRTranslation.h"
 #include "mlir/Target/LLVMIR/Dialect/LLVMIR/LLVMToLLVMIRTranslation.h"
+#include "mlir/Target/LLVMIR/Dialect/OpenMP/OpenMPToLLVMIRTranslation.h"
 
 void rankc::registerAllDialects(mlir::DialectRegistry &registry) {
   registry.insert<comm::CommDialect>();
@@ -22,6 +23,8 @@ void rankc::registerAllDialects(mlir::DialectRegistry &registry) {
   mlir::registerAllExtensions(registry);
   mlir::registerBuiltinDialectTranslation(registry);
   mlir::registerLLVMDialectTranslation(registry);
+  // The CPU backend's --threads: omp.parallel and omp.wsloop.
+  mlir::registerOpenMPDialectTranslation(registry);
   // The CUDA backend: kernels (NVVM) and their embedding (gpu.binary).
   mlir::registerGPUDialectTranslation(registry);
   mlir::registerNVVMDialectTranslation(registry);

@@ -326,7 +326,7 @@ void buildLowering(PassManager &pm, const BuildOptions &options) {
   if (options.cuda)
     buildCudaLoweringPipeline(pm, *options.cuda, options.bulkSynchronous);
   else
-    buildCpuLoweringPipeline(pm, options.bulkSynchronous);
+    buildCpuLoweringPipeline(pm, options.bulkSynchronous, options.threads);
 }
 
 LogicalResult writePtx(ModuleOp module, const CudaOptions &cuda,
@@ -489,11 +489,13 @@ LogicalResult writePrograms(ModuleOp module, StringRef out,
     if (failed(emitObject(program, object, t, options.cpu)))
       return failure();
     TimingScope linking = t.nest("link");
+    StringRef openmp =
+        options.threads > 1 ? StringRef(options.runtime.openmp) : StringRef();
     LogicalResult linked =
         lib ? linkLibrary(ctx, object, archive, options.runtime.mpich, name,
-                          binary)
+                          binary, openmp)
             : linkExecutable(ctx, object, archive, options.runtime.mpich,
-                             binary);
+                             binary, openmp);
     llvm::sys::fs::remove(object);
     if (failed(linked))
       return failure();

@@ -35,6 +35,15 @@ LogicalResult runLinker(MLIRContext *ctx, llvm::StringRef output,
            << "linking '" << output << "' failed (" << rc << "): " << errors;
   return success();
 }
+
+/// The OpenMP runtime's link flags: the library, and its folder as an
+/// rpath (it is seldom in the loader's default paths: /usr/lib/llvm-N/lib).
+void addOpenMP(std::vector<std::string> &flags, llvm::StringRef openmp) {
+  if (openmp.empty())
+    return;
+  flags.push_back(openmp.str());
+  flags.push_back("-Wl,-rpath," + llvm::sys::path::parent_path(openmp).str());
+}
 } // namespace
 
 llvm::ArrayRef<const char *> libraryFunctions() {
@@ -50,16 +59,18 @@ llvm::ArrayRef<const char *> libraryFunctions() {
 
 LogicalResult linkExecutable(MLIRContext *ctx, llvm::StringRef object,
                              llvm::StringRef archive, llvm::StringRef mpich,
-                             llvm::StringRef exe) {
+                             llvm::StringRef exe, llvm::StringRef openmp) {
   // The CUDA runtime opens the driver itself (dlopen).
-  return runLinker(ctx, exe,
-                   {object.str(), archive.str(), mpich.str(), "-lm", "-ldl",
-                    "-o", exe.str()});
+  std::vector<std::string> flags = {object.str(), archive.str(), mpich.str()};
+  addOpenMP(flags, openmp);
+  flags.insert(flags.end(), {"-lm", "-ldl", "-o", exe.str()});
+  return runLinker(ctx, exe, flags);
 }
 
 LogicalResult linkLibrary(MLIRContext *ctx, llvm::StringRef object,
                           llvm::StringRef archive, llvm::StringRef mpich,
-                          llvm::StringRef program, llvm::StringRef so) {
+                          llvm::StringRef program, llvm::StringRef so,
+                          llvm::StringRef openmp) {
   std::string prefix = "rankc_" + program.str() + "_";
   // A version script keeps the API global and every other symbol local.
   llvm::SmallString<256> script(so);
@@ -79,6 +90,7 @@ LogicalResult linkLibrary(MLIRContext *ctx, llvm::StringRef object,
       "-Wl,-u,rankc_lib_init", archive.str(), mpich.str(), "-lm", "-ldl",
       "-Wl,-soname," + soname, "-Wl,--version-script," + script.str().str(),
       "-Wl,--no-undefined"};
+  addOpenMP(flags, openmp);
   for (const char *f : libraryFunctions())
     flags.push_back("-Wl,--defsym," + prefix + f + "=rankc_lib_" + f);
   LogicalResult linked = runLinker(ctx, so, flags);

@@ -13,11 +13,14 @@
 
 namespace rankc {
 
-/// `object` + the runtime `archive` + MPICH into the executable `exe`.
+/// `object` + the runtime `archive` + MPICH into the executable `exe`;
+/// with `openmp` (the path of libomp.so.5: --threads), that too, found at
+/// run time where it was found here (an rpath; LD_LIBRARY_PATH elsewhere).
 mlir::LogicalResult linkExecutable(mlir::MLIRContext *ctx,
                                    llvm::StringRef object,
                                    llvm::StringRef archive,
-                                   llvm::StringRef mpich, llvm::StringRef exe);
+                                   llvm::StringRef mpich, llvm::StringRef exe,
+                                   llvm::StringRef openmp = {});
 
 /// The same into the shared library `so`, which exports only the C API of
 /// program `program` (rankc_<program>_*: the runtime's rankc_lib_* under
@@ -26,7 +29,8 @@ mlir::LogicalResult linkExecutable(mlir::MLIRContext *ctx,
 /// loaded into one process.
 mlir::LogicalResult linkLibrary(mlir::MLIRContext *ctx, llvm::StringRef object,
                                 llvm::StringRef archive, llvm::StringRef mpich,
-                                llvm::StringRef program, llvm::StringRef so);
+                                llvm::StringRef program, llvm::StringRef so,
+                                llvm::StringRef openmp = {});
 
 /// The C API's functions without their prefix (init, step, ...).
 llvm::ArrayRef<const char *> libraryFunctions();

@@ -45,6 +45,10 @@ RuntimeFiles findRuntime(llvm::StringRef dir, const char *argv0, void *anchor,
   // serves machines that keep it elsewhere.
   const char *mpich = std::getenv("RANKC_MPICH_LIBRARY");
   files.mpich = mpich && *mpich ? mpich : RANKC_MPICH_LIBRARY;
+  // The same for LLVM's OpenMP runtime, which --threads programs need (set
+  // and empty: none).
+  const char *openmp = std::getenv("RANKC_OPENMP_LIBRARY");
+  files.openmp = openmp ? openmp : RANKC_OPENMP_LIBRARY;
   return files;
 }
 

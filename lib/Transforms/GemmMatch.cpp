@@ -179,23 +179,25 @@ void rankc::stageStridedOperands(
 }
 
 func::FuncOp rankc::declareGemm(OpBuilder &b, ModuleOp module,
-                                StringRef name) {
+                                StringRef name, bool rowRange) {
   if (auto gemm = module.lookupSymbol<func::FuncOp>(name))
     return gemm;
   OpBuilder::InsertionGuard guard(b);
   b.setInsertionPointToEnd(module.getBody());
   Type index = b.getIndexType(), i64 = b.getI64Type(), i32 = b.getI32Type();
-  auto gemm = func::FuncOp::create(
-      b, module.getLoc(), name,
-      b.getFunctionType({index, index, index, i64, i64, i64, i64, i32, i32,
-                         i32, i32, i32, i32},
-                        {}));
+  SmallVector<Type> args = {index, index, index, i64, i64, i64, i64,
+                            i32,   i32,   i32,   i32, i32, i32};
+  if (rowRange)
+    args.append({i64, i64});
+  auto gemm = func::FuncOp::create(b, module.getLoc(), name,
+                                   b.getFunctionType(args, {}));
   gemm.setPrivate();
   return gemm;
 }
 
-void rankc::replaceByGemmCall(OpBuilder &b, linalg::LinalgOp op, const Gemm &g,
-                              func::FuncOp gemm, int32_t precision) {
+func::CallOp rankc::replaceByGemmCall(OpBuilder &b, linalg::LinalgOp op,
+                                      const Gemm &g, func::FuncOp gemm,
+                                      int32_t precision) {
   Location loc = op.getLoc();
   Value a = op.getDpsInputOperand(0)->get(),
         bm = op.getDpsInputOperand(1)->get(), c = op.getDpsInitOperand(0)->get();
@@ -216,11 +218,12 @@ void rankc::replaceByGemmCall(OpBuilder &b, linalg::LinalgOp op, const Gemm &g,
     return arith::ConstantIntOp::create(b, loc, v, 32);
   };
   Value pa = ptr(a), pb = ptr(bm), pc = ptr(c);
-  func::CallOp::create(
+  auto call = func::CallOp::create(
       b, loc, gemm,
       ValueRange{pa, pb, pc, i64c(g.batch), i64c(g.m), i64c(g.n), i64c(g.k),
                  i32c(gemmDType(aType.getElementType())), i32c(accumulate),
                  i32c(g.transA), i32c(g.transB), i32c(precision),
                  i32c(g.broadcastB)});
   op->erase();
+  return call;
 }

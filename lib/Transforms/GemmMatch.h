@@ -45,15 +45,17 @@ void stageStridedOperands(
 
 /// The runtime's GEMM entry point `name` in `module` (declared if needed):
 /// (A, B, C, batch, M, N, K, dtype, accumulate, transA, transB, precision,
-/// broadcastB), addresses as index.
+/// broadcastB), addresses as index; with `rowRange`, two i64 more (the
+/// rows [m0, m1) of C to compute).
 mlir::func::FuncOp declareGemm(mlir::OpBuilder &b, mlir::ModuleOp module,
-                               llvm::StringRef name);
+                               llvm::StringRef name, bool rowRange = false);
 
 /// Replaces `op` (on buffers of identity layout, matched as `g`) by a call
 /// of `gemm`, folding the zero fill that starts its accumulator.
-void replaceByGemmCall(mlir::OpBuilder &b, mlir::linalg::LinalgOp op,
-                       const Gemm &g, mlir::func::FuncOp gemm,
-                       int32_t precision);
+mlir::func::CallOp replaceByGemmCall(mlir::OpBuilder &b,
+                                     mlir::linalg::LinalgOp op, const Gemm &g,
+                                     mlir::func::FuncOp gemm,
+                                     int32_t precision);
 
 } // namespace rankc
 

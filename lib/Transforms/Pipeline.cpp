@@ -17,6 +17,7 @@
 #include "mlir/IR/Verifier.h"
 #include "mlir/Dialect/Linalg/Passes.h"
 #include "mlir/Dialect/MemRef/Transforms/Passes.h"
+#include "mlir/Dialect/SCF/Transforms/Passes.h"
 #include "mlir/Transforms/Passes.h"
 
 void rankc::buildRankcPipeline(mlir::OpPassManager &pm, bool bulkSynchronous) {
@@ -46,7 +47,7 @@ mlir::LogicalResult rankc::runVerifyingOnce(mlir::PassManager &pm,
 static void buildBufferization(mlir::OpPassManager &pm);
 
 void rankc::buildCpuLoweringPipeline(mlir::OpPassManager &pm,
-                                     bool bulkSynchronous) {
+                                     bool bulkSynchronous, int64_t threads) {
   pm.addPass(createCommLowerToRuntime(
       CommLowerToRuntimeOptions{bulkSynchronous}));
   // Chains of elementwise ops become one linalg.generic, hence one loop
@@ -55,9 +56,26 @@ void rankc::buildCpuLoweringPipeline(mlir::OpPassManager &pm,
   // Halo updates read their concat's pieces where they are.
   pm.addNestedPass<mlir::func::FuncOp>(createRankcSplitOverConcat());
   buildBufferization(pm);
-  // Matmuls to the system BLAS; the rest to loops.
-  pm.addPass(createRankcCpuLibraryCalls());
-  pm.addPass(mlir::createConvertLinalgToLoopsPass());
+  // scatter_add's loop nest is an scf.parallel (of atomic adds): it stays
+  // on one thread, so that its sums do not depend on the threads' timing.
+  if (threads > 1)
+    pm.addPass(mlir::createParallelForToNestedForsPass());
+  // Matmuls to the system BLAS; the rest to loops. Under --threads, the
+  // large ones as scf.parallel, and those to OpenMP.
+  pm.addPass(createRankcCpuLibraryCalls(RankcCpuLibraryCallsOptions{threads}));
+  if (threads > 1) {
+    pm.addNestedPass<mlir::func::FuncOp>(createRankcCpuParallelLoops());
+    mlir::ConvertSCFToOpenMPPassOptions omp;
+    omp.numThreads = unsigned(threads);
+    pm.addPass(mlir::createConvertSCFToOpenMPPass(omp));
+    // Each loop body comes wrapped in a memref.alloca_scope: with no alloca
+    // inside (none here), the canonicalizer inlines it; left, it would hold
+    // several blocks once scf-to-cf runs (invalid) and save and restore
+    // the stack at every iteration.
+    pm.addPass(mlir::createCanonicalizerPass());
+  } else {
+    pm.addPass(mlir::createConvertLinalgToLoopsPass());
+  }
   pm.addPass(mlir::createLowerAffinePass());
   pm.addPass(mlir::createSCFToControlFlowPass());
   pm.addPass(mlir::memref::createExpandStridedMetadataPass());
@@ -73,6 +91,8 @@ void rankc::buildCpuLoweringPipeline(mlir::OpPassManager &pm,
   pm.addPass(mlir::createConvertIndexToLLVMPass());
   pm.addPass(mlir::createConvertFuncToLLVMPass());
   pm.addPass(mlir::createConvertControlFlowToLLVMPass());
+  if (threads > 1)
+    pm.addPass(mlir::createConvertOpenMPToLLVMPass());
   pm.addPass(mlir::createReconcileUnrealizedCastsPass());
 }
 
@@ -196,6 +216,14 @@ std::string rankc::CudaOptions::defaultFeatures(llvm::StringRef chip) {
 }
 
 namespace {
+/// rankc-opt's spelling of the CPU backend's options.
+struct CpuPipelineOptions
+    : public mlir::PassPipelineOptions<CpuPipelineOptions> {
+  Option<int64_t> threads{*this, "threads",
+                          llvm::cl::desc("Threads of each rank (OpenMP)"),
+                          llvm::cl::init(1)};
+};
+
 /// rankc-opt's spelling of CudaOptions.
 struct CudaPipelineOptions
     : public mlir::PassPipelineOptions<CudaPipelineOptions> {
@@ -219,10 +247,12 @@ struct CudaPipelineOptions
 } // namespace
 
 void rankc::registerRankcPipelines() {
-  mlir::PassPipelineRegistration<>(
+  mlir::PassPipelineRegistration<CpuPipelineOptions>(
       "rankc-lower-cpu",
       "From one partitioned program's module to the LLVM dialect (CPU)",
-      [](mlir::OpPassManager &pm) { buildCpuLoweringPipeline(pm); });
+      [](mlir::OpPassManager &pm, const CpuPipelineOptions &o) {
+        buildCpuLoweringPipeline(pm, /*bulkSynchronous=*/false, o.threads);
+      });
   mlir::PassPipelineRegistration<CudaPipelineOptions>(
       "rankc-lower-cuda",
       "From one partitioned program's module to the LLVM dialect with GPU "

@@ -3,7 +3,7 @@
 outputs with the NumPy reference (reference.py).
 
     e2e.py RANKC WORKDIR DAG.json... [--seed S] [--random N] [--steps N] [--lib]
-           [--cpu NAME]
+           [--cpu NAME] [--threads N]
 
 --random N also generates N random deadlock-free MPMD programs (with the
 generator of test/Random) and checks them the same way. --steps N runs
@@ -11,7 +11,8 @@ every program N steps in one process (launch --steps) against N steps of
 the reference (state carried, the optimizer applied). --lib compiles with
 `--emit lib` and steps the programs through the Python module under
 mpiexec (lib_runner.py) instead of OUT/launch. --cpu NAME compiles with
-`rankc compile --cpu NAME`. Prints one line per
+`rankc compile --cpu NAME`, --threads N with `rankc compile --threads N`
+(each rank's loops and GEMMs on N OpenMP threads). Prints one line per
 DAG and "N passed, M failed"; exits 1 on any failure."""
 import json
 import os
@@ -24,7 +25,7 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "Random"))
 import reference  # noqa: E402
 
-FLAGS = []  # for `rankc compile` (--cpu)
+FLAGS = []  # for `rankc compile` (--cpu, --threads)
 TOL = {"f16": (2e-2, 2e-2), "bf16": (5e-2, 5e-2), "f32": (2e-4, 1e-5),
        "f64": (1e-9, 1e-12)}
 
@@ -129,10 +130,11 @@ def main():
         i = args.index("--steps")
         steps = int(args[i + 1])
         del args[i:i + 2]
-    if "--cpu" in args:
-        i = args.index("--cpu")
-        FLAGS.extend(["--cpu", args[i + 1]])
-        del args[i:i + 2]
+    for flag in ("--cpu", "--threads"):
+        if flag in args:
+            i = args.index(flag)
+            FLAGS.extend([flag, args[i + 1]])
+            del args[i:i + 2]
     if "--seed" in args:
         i = args.index("--seed")
         seed = int(args[i + 1])

@@ -44,6 +44,7 @@ namespace {
 const char *kUsage =
     "usage: rankc compile INPUT -o OUT [--target cpu|cuda] [--cuda-chip sm_NN]\n"
     "                     [--precision f32|tf32|bf16] [--cpu NAME|native]\n"
+    "                     [--threads N]\n"
     "                     [--emit exe|lib|mlir|plan|dot|ptx]\n"
     "                     [--bucket-cap-mb X] [--first-bucket-cap-mb Y]\n"
     "                     [--bucket-order ready|ddp-initial]\n"
@@ -61,6 +62,7 @@ struct Options {
   std::string target = "cpu", emit = "exe";
   std::optional<std::string> cudaChip, precision, cpu;
   std::optional<double> bucketCapMb, firstBucketCapMb;
+  std::optional<int64_t> threads;
   std::optional<std::string> bucketOrder;
   std::string runtimeDir, depfile;
   bool printOutputs = false;
@@ -144,6 +146,13 @@ Options parseCommandLine(int argc, char **argv) {
         usageError("--cpu must be native or a processor LLVM knows for this "
                    "host (x86-64-v3, x86-64-v4, skylake-avx512, ...), got '" +
                    *o.cpu + "'");
+    } else if (isCompile && name == "--threads") {
+      llvm::StringRef v = value();
+      int64_t n;
+      if (v.getAsInteger(10, n) || n < 1 || n > 1024)
+        usageError("--threads takes a number of threads per rank from 1 to "
+                   "1024, got '" + v + "'");
+      o.threads = n;
     } else if (isCompile && name == "--precision") {
       o.precision = value().str();
       if (*o.precision != "f32" && *o.precision != "tf32" &&
@@ -182,6 +191,9 @@ Options parseCommandLine(int argc, char **argv) {
     usageError("--cuda-chip needs --target cuda");
   if (!o.depfile.empty() && o.output == "-")
     usageError("--depfile needs -o OUT to be a file or folder, not '-'");
+  if (o.threads && o.target != "cpu")
+    usageError("--threads needs --target cpu (a GPU rank's work runs on its "
+               "GPU)");
   if (o.precision && o.target != "cuda")
     usageError("--precision needs --target cuda (the CPU backend computes "
                "f32 exactly)");
@@ -410,6 +422,8 @@ int main(int argc, char **argv) {
   }
   if (o.cpu)
     build.cpu = *o.cpu;
+  if (o.threads)
+    build.threads = *o.threads;
   std::string why;
   build.runtime = rankc::findRuntime(o.runtimeDir, argv[0], (void *)&usageError,
                                      why);
@@ -424,6 +438,14 @@ int main(int argc, char **argv) {
                     "cannot link --target cuda programs (no "
                     "librankc_runtime_cuda.a in '"
                  << build.runtime.dir << "'); use --target cpu\n";
+    return 1;
+  }
+  if (build.threads > 1 && build.runtime.openmp.empty()) {
+    llvm::errs() << "error: " << o.input
+                 << ": --threads needs LLVM's OpenMP runtime (libomp.so.5, "
+                    "Debian's libomp-22-dev), which this rankc was built "
+                    "without; install it and rebuild rankc, or set "
+                    "RANKC_OPENMP_LIBRARY to its path\n";
     return 1;
   }
   build.emit = o.emit == "lib" ? rankc::Emit::Lib : rankc::Emit::Exe;

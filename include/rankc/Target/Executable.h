@@ -37,6 +37,8 @@ struct BuildOptions {
   /// The processor host code is compiled for (--cpu): an LLVM CPU name,
   /// or "native" for the compiling machine's own (with all its features).
   std::string cpu = "x86-64-v3";
+  /// Threads of each rank (--threads, CPU only): OpenMP when > 1.
+  int64_t threads = 1;
 };
 
 /// True if `cpu` is "native" or a processor LLVM knows for the host's

@@ -22,6 +22,8 @@ struct RuntimeFiles {
   std::string host;  ///< librankc_runtime.a
   std::string cuda;  ///< librankc_runtime_cuda.a, or empty: not built
   std::string mpich; ///< MPICH's shared library
+  /// LLVM's OpenMP runtime (libomp.so.5), for --threads; empty: none known.
+  std::string openmp;
 };
 
 /// The runtime of this rankc: `dir` if not empty, else $RANKC_RUNTIME_DIR,

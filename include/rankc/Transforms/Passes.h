@@ -52,9 +52,11 @@ mlir::LogicalResult runVerifyingOnce(mlir::PassManager &pm, mlir::Operation *op,
 
 /// From one partitioned program's module to the LLVM dialect, for the CPU:
 /// lower messages to the runtime, bufferize, linalg to loops, to LLVM.
-/// Registered as `rankc-lower-cpu`.
+/// `threads` > 1 (rankc compile --threads): large loop nests and GEMMs are
+/// shared among that many OpenMP threads. Registered as `rankc-lower-cpu`.
 void buildCpuLoweringPipeline(mlir::OpPassManager &pm,
-                              bool bulkSynchronous = false);
+                              bool bulkSynchronous = false,
+                              int64_t threads = 1);
 
 /// What the CUDA backend is built for.
 struct CudaOptions {

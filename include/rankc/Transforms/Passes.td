@@ -321,12 +321,45 @@ def RankcCpuLibraryCalls : Pass<"rankc-cpu-library-calls", "mlir::ModuleOp"> {
     `linalg.fill` of zeros right before, into the same buffer, is folded
     into the call; strided operands are copied to `memref.alloc` buffers of
     identity layout first (a strided result copied back after). Other
-    contractions stay for linalg-to-loops.
+    contractions stay for linalg-to-loops. With `threads` > 1, a GEMM of
+    2^22 multiply-adds or more is an `scf.parallel` over `threads` slices
+    of C's rows instead, each a call of `rankc_rt_cpu_gemm_rows(...,
+    m0, m1)` (convert-scf-to-openmp makes the threads).
   }];
+  let options = [
+    Option<"threads", "threads", "int64_t", /*default=*/"1",
+           "Threads of each rank (rankc compile --threads)">
+  ];
   let dependentDialects = ["mlir::arith::ArithDialect",
                            "mlir::func::FuncDialect",
                            "mlir::linalg::LinalgDialect",
-                           "mlir::memref::MemRefDialect"];
+                           "mlir::memref::MemRefDialect",
+                           "mlir::scf::SCFDialect"];
+}
+
+def RankcCpuParallelLoops : Pass<"rankc-cpu-parallel-loops", "mlir::func::FuncOp"> {
+  let summary = "Lower linalg on buffers to loops, the large ones as scf.parallel (for OpenMP threads)";
+  let description = [{
+    `rankc compile --threads N`'s split of the work: a linalg op on buffers
+    with at least `min-iterations` iterations in all (default 2^18: 2^15
+    made the exported steps no faster on 2 threads than on 1, the threads
+    waiting at the joins) and at least two
+    parallel ones becomes an `scf.parallel` over its parallel loops (its
+    reduction loops sequential inside, upstream's linalgOpToParallelLoops),
+    which convert-scf-to-openmp then shares among the rank's threads;
+    every other linalg op becomes sequential loops, as linalg-to-loops
+    makes them (a fork and join of the threads costs microseconds: more
+    than a small loop nest's own time). Reductions are never split across
+    threads, so every element is summed in the order one thread sums it:
+    the results do not depend on the number of threads.
+  }];
+  let options = [
+    Option<"minIterations", "min-iterations", "int64_t", /*default=*/"262144",
+           "Iterations (all loops) below which a linalg op stays sequential">
+  ];
+  let dependentDialects = ["mlir::scf::SCFDialect",
+                           "mlir::memref::MemRefDialect",
+                           "mlir::arith::ArithDialect"];
 }
 
 def RankcLinalgToGpuLoops : Pass<"rankc-linalg-to-gpu-loops", "mlir::func::FuncOp"> {
