@@ -55,6 +55,8 @@ void rankc::buildCpuLoweringPipeline(mlir::OpPassManager &pm,
   pm.addPass(createRankcFuseElementwise());
   // Halo updates read their concat's pieces where they are.
   pm.addNestedPass<mlir::func::FuncOp>(createRankcSplitOverConcat());
+  // erf and tanh of f32 as arithmetic that vectorizes, not libm calls.
+  pm.addNestedPass<mlir::func::FuncOp>(createRankcCpuMathApproximations());
   buildBufferization(pm);
   // scatter_add's loop nest is an scf.parallel (of atomic adds): it stays
   // on one thread, so that its sums do not depend on the threads' timing.

@@ -337,6 +337,21 @@ def RankcCpuLibraryCalls : Pass<"rankc-cpu-library-calls", "mlir::ModuleOp"> {
                            "mlir::scf::SCFDialect"];
 }
 
+def RankcCpuMathApproximations : Pass<"rankc-cpu-math-approximations", "mlir::func::FuncOp"> {
+  let summary = "f32 erf and tanh as upstream's polynomial approximations, which vectorize (CPU)";
+  let description = [{
+    On the CPU, `math.erf` and `math.tanh` of f32 otherwise become calls of
+    libm's erff and tanhf, one element at a time: a GELU's erf was 5% of
+    the exported transformer step. Upstream's polynomial approximations
+    (populatePolynomialApproximateErfPattern and ...TanhPattern) are plain
+    arith and math ops that LLVM vectorizes with the rest of the loop, with
+    an error of a few f32 ulps. f64 stays with libm.
+  }];
+  let dependentDialects = ["mlir::arith::ArithDialect",
+                           "mlir::math::MathDialect",
+                           "mlir::vector::VectorDialect"];
+}
+
 def RankcCpuParallelLoops : Pass<"rankc-cpu-parallel-loops", "mlir::func::FuncOp"> {
   let summary = "Lower linalg on buffers to loops, the large ones as scf.parallel (for OpenMP threads)";
   let description = [{
