@@ -8,8 +8,9 @@
 // (libopenblas.so.0), then whatever provides libblas.so.3 (CBLAS is part
 // of Debian's reference BLAS too). A threaded OpenBLAS is told to use one
 // thread: MPI codes run a rank per core, and under --threads the rank's
-// OpenMP threads share a GEMM by rows (rankc_rt_cpu_gemm_rows), each on a
-// single-threaded BLAS. Without any BLAS the GEMM runs in the loop below:
+// OpenMP threads share a GEMM by rows or columns (rankc_rt_cpu_gemm_block),
+// each on a single-threaded BLAS. Without any BLAS the GEMM runs in the
+// loop below:
 // correct, slow, and said once on stderr so that nobody benchmarks it
 // unknowingly.
 // RANKC_BLAS=none asks for that loop (tests compare the two).
@@ -128,70 +129,66 @@ const SharedBlas &sharedBlas() {
 }
 
 /// C = op(A) op(B) (+ C): the fallback, row-major, i-k-j order so that the
-/// inner loop is contiguous in B and C; A's rows `lda` apart.
+/// inner loop is contiguous in B and C; rows of A, B and C `lda`, `ldb`
+/// and `ldc` apart.
 template <typename T>
 void loopGemm(const T *a, const T *b, T *c, int64_t m, int64_t n, int64_t k,
-              int64_t lda, bool accumulate, bool transA, bool transB) {
+              int64_t lda, int64_t ldb, int64_t ldc, bool accumulate,
+              bool transA, bool transB) {
   for (int64_t i = 0; i < m; ++i) {
-    T *row = c + i * n;
+    T *row = c + i * ldc;
     if (!accumulate)
       std::memset(row, 0, sizeof(T) * n);
     for (int64_t p = 0; p < k; ++p) {
       T x = transA ? a[p * lda + i] : a[i * lda + p];
       if (transB)
         for (int64_t j = 0; j < n; ++j)
-          row[j] += x * b[j * k + p];
+          row[j] += x * b[j * ldb + p];
       else
         for (int64_t j = 0; j < n; ++j)
-          row[j] += x * b[p * n + j];
+          row[j] += x * b[p * ldb + j];
     }
   }
 }
 
-/// Rows [m0, m1) of every batch's C: the whole GEMM, or one thread's share
-/// of it (--threads: rankc-cpu-library-calls splits M among the threads).
+/// Block [m0, m1) x [n0, n1) of every batch's C: the whole GEMM, or one
+/// thread's share of it (--threads: rankc-cpu-library-calls splits M or N
+/// among the threads).
 template <typename T, typename Gemm>
 void gemms(Gemm gemm, const T *a, const T *b, T *c, int64_t batch, int64_t m,
            int64_t n, int64_t k, bool accumulate, bool transA, bool transB,
-           bool broadcastB, int64_t m0, int64_t m1) {
-  int64_t rows = m1 - m0, lda = transA ? m : k;
+           bool broadcastB, int64_t m0, int64_t m1, int64_t n0, int64_t n1) {
+  int64_t rows = m1 - m0, cols = n1 - n0;
+  int64_t lda = transA ? m : k, ldb = transB ? k : n;
   for (int64_t i = 0; i < batch; ++i) {
     // Row m0 of A is at m0 * k; of A stored transposed ([k, m]), column m0.
+    // Column n0 of B is at n0; of B stored transposed ([n, k]), row n0.
     const T *ai = a + i * m * k + (transA ? m0 : m0 * k),
-            *bi = b + (broadcastB ? 0 : i * k * n);
-    T *ci = c + i * m * n + m0 * n;
+            *bi = b + (broadcastB ? 0 : i * k * n) + (transB ? n0 * k : n0);
+    T *ci = c + i * m * n + m0 * n + n0;
     if (!gemm) {
-      loopGemm(ai, bi, ci, rows, n, k, lda, accumulate, transA, transB);
+      loopGemm(ai, bi, ci, rows, cols, k, lda, ldb, n, accumulate, transA,
+               transB);
       continue;
     }
     gemm(CblasRowMajor, transA ? CblasTrans : CblasNoTrans,
-         transB ? CblasTrans : CblasNoTrans, int(rows), int(n), int(k), T(1),
-         ai, int(lda), bi, int(transB ? k : n), T(accumulate ? 1 : 0), ci,
-         int(n));
+         transB ? CblasTrans : CblasNoTrans, int(rows), int(cols), int(k),
+         T(1), ai, int(lda), bi, int(ldb), T(accumulate ? 1 : 0), ci, int(n));
   }
-}
-
-template <typename T, typename Gemm>
-void gemmRows(Gemm gemm, int64_t a, int64_t b, int64_t c, int64_t batch,
-              int64_t m, int64_t n, int64_t k, int32_t accumulate,
-              int32_t transA, int32_t transB, int32_t broadcastB, int64_t m0,
-              int64_t m1) {
-  gemms(gemm, reinterpret_cast<const T *>(a), reinterpret_cast<const T *>(b),
-        reinterpret_cast<T *>(c), batch, m, n, k, accumulate, transA, transB,
-        broadcastB, m0, m1);
 }
 
 } // namespace
 
 extern "C" {
 
-/// Rows [m0, m1) of rankc_rt_cpu_gemm's C (of every batch): what one thread
-/// computes under --threads.
-void rankc_rt_cpu_gemm_rows(int64_t a, int64_t b, int64_t c, int64_t batch,
-                            int64_t m, int64_t n, int64_t k, int32_t dtype,
-                            int32_t accumulate, int32_t transA, int32_t transB,
-                            int32_t /*precision*/, int32_t broadcastB,
-                            int64_t m0, int64_t m1) {
+/// Block [m0, m1) x [n0, n1) of rankc_rt_cpu_gemm's C (of every batch;
+/// bounds past the matrix are clamped): what one thread computes under
+/// --threads.
+void rankc_rt_cpu_gemm_block(int64_t a, int64_t b, int64_t c, int64_t batch,
+                             int64_t m, int64_t n, int64_t k, int32_t dtype,
+                             int32_t accumulate, int32_t transA, int32_t transB,
+                             int32_t /*precision*/, int32_t broadcastB,
+                             int64_t m0, int64_t m1, int64_t n0, int64_t n1) {
   // CBLAS takes int dimensions; larger ones than that are split by the
   // frontend's size limits long before (2^31 rows of a matrix).
   if (m > INT32_MAX || n > INT32_MAX || k > INT32_MAX)
@@ -199,19 +196,22 @@ void rankc_rt_cpu_gemm_rows(int64_t a, int64_t b, int64_t c, int64_t batch,
                     "dimensions",
                     (long long)m, (long long)n, (long long)k);
   m1 = m1 < m ? m1 : m;
-  if (m0 >= m1 || n == 0 || batch == 0)
+  n1 = n1 < n ? n1 : n;
+  if (m0 >= m1 || n0 >= n1 || batch == 0)
     return;
   size_t elem = dtype == 7 ? 8 : 4;
   if (k == 0) { // a sum over nothing (CBLAS refuses a leading dimension 0)
     if (!accumulate)
       for (int64_t i = 0; i < batch; ++i)
-        std::memset(reinterpret_cast<char *>(c) + (i * m + m0) * n * elem, 0,
-                    size_t((m1 - m0) * n) * elem);
+        for (int64_t r = m0; r < m1; ++r)
+          std::memset(reinterpret_cast<char *>(c) +
+                          ((i * m + r) * n + n0) * elem,
+                      0, size_t(n1 - n0) * elem);
     return;
   }
-  // Rows of a GEMM that --threads shares come in concurrently; the whole
-  // GEMM (m0 = 0, m1 = m) comes from one thread.
-  bool whole = m0 == 0 && m1 == m;
+  // Blocks of a GEMM that --threads shares come in concurrently; the whole
+  // GEMM comes from one thread.
+  bool whole = m0 == 0 && m1 == m && n0 == 0 && n1 == n;
   const SharedBlas shared =
       whole ? SharedBlas{&blas(), false} : sharedBlas();
   const Blas &l = *shared.blas;
@@ -220,11 +220,15 @@ void rankc_rt_cpu_gemm_rows(int64_t a, int64_t b, int64_t c, int64_t batch,
   if (shared.serialized)
     lock.lock();
   if (dtype == 7)
-    gemmRows<double>(l.dgemm, a, b, c, batch, m, n, k, accumulate, transA,
-                     transB, broadcastB, m0, m1);
+    gemms(l.dgemm, reinterpret_cast<const double *>(a),
+          reinterpret_cast<const double *>(b), reinterpret_cast<double *>(c),
+          batch, m, n, k, accumulate, transA, transB, broadcastB, m0, m1, n0,
+          n1);
   else
-    gemmRows<float>(l.sgemm, a, b, c, batch, m, n, k, accumulate, transA,
-                    transB, broadcastB, m0, m1);
+    gemms(l.sgemm, reinterpret_cast<const float *>(a),
+          reinterpret_cast<const float *>(b), reinterpret_cast<float *>(c),
+          batch, m, n, k, accumulate, transA, transB, broadcastB, m0, m1, n0,
+          n1);
 }
 
 /// C[b] = A[b] B[b] (+ C[b] when accumulate), row-major, b < batch (B the
@@ -236,8 +240,8 @@ void rankc_rt_cpu_gemm(int64_t a, int64_t b, int64_t c, int64_t batch,
                        int64_t m, int64_t n, int64_t k, int32_t dtype,
                        int32_t accumulate, int32_t transA, int32_t transB,
                        int32_t precision, int32_t broadcastB) {
-  rankc_rt_cpu_gemm_rows(a, b, c, batch, m, n, k, dtype, accumulate, transA,
-                         transB, precision, broadcastB, 0, m);
+  rankc_rt_cpu_gemm_block(a, b, c, batch, m, n, k, dtype, accumulate, transA,
+                          transB, precision, broadcastB, 0, m, 0, n);
 }
 
 } // extern "C"

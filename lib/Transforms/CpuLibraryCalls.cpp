@@ -12,11 +12,12 @@
 // many operations.
 //
 // Under --threads N (option `threads`), a GEMM large enough to pay for a
-// fork of the threads is shared among them by rows of C: an scf.parallel
-// of N iterations (OpenMP once convert-scf-to-openmp has run), each
-// calling rankc_rt_cpu_gemm_rows on its rows with a single-threaded BLAS.
-// Every element of C is still one BLAS dot product over all of K, so the
-// results are those of one thread.
+// fork of the threads is shared among them by slices of C's rows or
+// columns: an scf.parallel of up to N iterations (OpenMP once
+// convert-scf-to-openmp has run), each calling rankc_rt_cpu_gemm_block on
+// its slice with a single-threaded BLAS. Every element of C is still a sum
+// over all of K in one thread (though the BLAS may pick other kernels for
+// a slice than for the whole, so the rounding may differ).
 //
 //===----------------------------------------------------------------------===//
 
@@ -45,14 +46,23 @@ namespace {
 constexpr double kMinSharedWork = 1 << 22;
 
 /// Replaces `call` (of rankc_rt_cpu_gemm, for the GEMM `g`) by an
-/// scf.parallel over `threads` slices of C's rows, each a call of
-/// `rows` (rankc_rt_cpu_gemm_rows) on rows [t * chunk, (t + 1) * chunk).
-void shareByRows(OpBuilder &b, func::CallOp call, const rankc::Gemm &g,
-                 func::FuncOp rows, int64_t threads) {
+/// scf.parallel over up to `threads` slices of C, each a call of `block`
+/// (rankc_rt_cpu_gemm_block) on its slice: slices of rows where C has at
+/// least as many rows as columns, else of columns (a training step's
+/// forward GEMMs have as many rows as the batch, 64 say, and thousands of
+/// columns), and no slice thinner than kMinSlice.
+constexpr int64_t kMinSlice = 16;
+void shareBySlices(OpBuilder &b, func::CallOp call, const rankc::Gemm &g,
+                   func::FuncOp block, int64_t threads) {
   Location loc = call.getLoc();
-  int64_t slices = std::min(threads, g.m);
-  int64_t chunk = (g.m + slices - 1) / slices;
-  slices = (g.m + chunk - 1) / chunk; // no empty slice
+  bool byRows = g.m >= g.n;
+  int64_t extent = byRows ? g.m : g.n;
+  int64_t slices = std::max<int64_t>(
+      1, std::min(threads, extent / kMinSlice));
+  int64_t chunk = (extent + slices - 1) / slices;
+  slices = (extent + chunk - 1) / chunk; // no empty slice
+  if (slices < 2)
+    return;
   b.setInsertionPoint(call);
   Value zero = arith::ConstantIndexOp::create(b, loc, 0);
   Value one = arith::ConstantIndexOp::create(b, loc, 1);
@@ -63,11 +73,18 @@ void shareByRows(OpBuilder &b, func::CallOp call, const rankc::Gemm &g,
       [&](OpBuilder &nb, Location l, ValueRange ivs) {
         Value t = arith::IndexCastOp::create(nb, l, nb.getI64Type(), ivs[0]);
         Value size = arith::ConstantIntOp::create(nb, l, chunk, 64);
-        Value m0 = arith::MulIOp::create(nb, l, t, size);
-        Value m1 = arith::AddIOp::create(nb, l, m0, size);
-        SmallVector<Value> withRows(args);
-        withRows.append({m0, m1}); // m1 past M on the last: the runtime clamps
-        func::CallOp::create(nb, l, rows, withRows);
+        // The last slice's end may pass the matrix: the runtime clamps.
+        Value lo = arith::MulIOp::create(nb, l, t, size);
+        Value hi = arith::AddIOp::create(nb, l, lo, size);
+        Value zero64 = arith::ConstantIntOp::create(nb, l, 0, 64);
+        Value m = arith::ConstantIntOp::create(nb, l, g.m, 64);
+        Value cols = arith::ConstantIntOp::create(nb, l, g.n, 64);
+        SmallVector<Value> withBlock(args);
+        if (byRows)
+          withBlock.append({lo, hi, zero64, cols});
+        else
+          withBlock.append({zero64, m, lo, hi});
+        func::CallOp::create(nb, l, block, withBlock);
       });
   call.erase();
 }
@@ -92,17 +109,18 @@ struct CpuLibraryCallsPass
             return memref::AllocOp::create(b, loc, type);
           });
     func::FuncOp gemm = rankc::declareGemm(b, module, "rankc_rt_cpu_gemm");
-    func::FuncOp rows;
+    func::FuncOp block;
     for (auto [op, g] : gemms) {
       func::CallOp call =
           rankc::replaceByGemmCall(b, op, g, gemm, /*precision=*/0);
       double work = double(g.batch) * double(g.m) * double(g.n) * double(g.k);
-      if (threads < 2 || g.m < 2 || work < kMinSharedWork)
+      if (threads < 2 || std::max(g.m, g.n) < 2 * kMinSlice ||
+          work < kMinSharedWork)
         continue;
-      if (!rows)
-        rows = rankc::declareGemm(b, module, "rankc_rt_cpu_gemm_rows",
-                                  /*rowRange=*/true);
-      shareByRows(b, call, g, rows, threads);
+      if (!block)
+        block = rankc::declareGemm(b, module, "rankc_rt_cpu_gemm_block",
+                                   /*block=*/true);
+      shareBySlices(b, call, g, block, threads);
     }
     if (gemm.symbolKnownUseEmpty(module))
       gemm.erase();

@@ -179,7 +179,7 @@ void rankc::stageStridedOperands(
 }
 
 func::FuncOp rankc::declareGemm(OpBuilder &b, ModuleOp module,
-                                StringRef name, bool rowRange) {
+                                StringRef name, bool block) {
   if (auto gemm = module.lookupSymbol<func::FuncOp>(name))
     return gemm;
   OpBuilder::InsertionGuard guard(b);
@@ -187,8 +187,8 @@ func::FuncOp rankc::declareGemm(OpBuilder &b, ModuleOp module,
   Type index = b.getIndexType(), i64 = b.getI64Type(), i32 = b.getI32Type();
   SmallVector<Type> args = {index, index, index, i64, i64, i64, i64,
                             i32,   i32,   i32,   i32, i32, i32};
-  if (rowRange)
-    args.append({i64, i64});
+  if (block)
+    args.append({i64, i64, i64, i64});
   auto gemm = func::FuncOp::create(b, module.getLoc(), name,
                                    b.getFunctionType(args, {}));
   gemm.setPrivate();

@@ -45,10 +45,10 @@ void stageStridedOperands(
 
 /// The runtime's GEMM entry point `name` in `module` (declared if needed):
 /// (A, B, C, batch, M, N, K, dtype, accumulate, transA, transB, precision,
-/// broadcastB), addresses as index; with `rowRange`, two i64 more (the
-/// rows [m0, m1) of C to compute).
+/// broadcastB), addresses as index; with `block`, four i64 more (the
+/// block [m0, m1) x [n0, n1) of C to compute).
 mlir::func::FuncOp declareGemm(mlir::OpBuilder &b, mlir::ModuleOp module,
-                               llvm::StringRef name, bool rowRange = false);
+                               llvm::StringRef name, bool block = false);
 
 /// Replaces `op` (on buffers of identity layout, matched as `g`) by a call
 /// of `gemm`, folding the zero fill that starts its accumulator.

@@ -322,9 +322,10 @@ def RankcCpuLibraryCalls : Pass<"rankc-cpu-library-calls", "mlir::ModuleOp"> {
     into the call; strided operands are copied to `memref.alloc` buffers of
     identity layout first (a strided result copied back after). Other
     contractions stay for linalg-to-loops. With `threads` > 1, a GEMM of
-    2^22 multiply-adds or more is an `scf.parallel` over `threads` slices
-    of C's rows instead, each a call of `rankc_rt_cpu_gemm_rows(...,
-    m0, m1)` (convert-scf-to-openmp makes the threads).
+    2^22 multiply-adds or more is an `scf.parallel` over up to `threads`
+    slices of C's rows (or columns, where C has more columns than rows; no
+    slice under 16) instead, each a call of `rankc_rt_cpu_gemm_block(...,
+    m0, m1, n0, n1)` (convert-scf-to-openmp makes the threads).
   }];
   let options = [
     Option<"threads", "threads", "int64_t", /*default=*/"1",
