@@ -65,6 +65,9 @@ void rankc::buildCpuLoweringPipeline(mlir::OpPassManager &pm,
   // Matmuls to the system BLAS; the rest to loops. Under --threads, the
   // large ones as scf.parallel, and those to OpenMP.
   pm.addPass(createRankcCpuLibraryCalls(RankcCpuLibraryCallsOptions{threads}));
+  // A function per loop nest in large parts: LLVM's loop passes cost more
+  // than linearly in a function's size.
+  pm.addPass(createRankcCpuOutlineLoopNests());
   if (threads > 1) {
     pm.addNestedPass<mlir::func::FuncOp>(createRankcCpuParallelLoops());
     mlir::ConvertSCFToOpenMPPassOptions omp;

@@ -353,6 +353,27 @@ def RankcCpuMathApproximations : Pass<"rankc-cpu-math-approximations", "mlir::fu
                            "mlir::vector::VectorDialect"];
 }
 
+def RankcCpuOutlineLoopNests : Pass<"rankc-cpu-outline-loop-nests", "mlir::ModuleOp"> {
+  let summary = "Give every linalg op of a large part a function of its own (LLVM's loop passes cost more than linearly in a function's size)";
+  let description = [{
+    A part of an exported model is one function of hundreds of loop
+    nests once lowered (resnet18: about a thousand), and LLVM's
+    IndVarSimplify and LoopRotate take time that grows faster than the
+    function: 77% of the 56 s of -O3 that resnet18's step took. In every
+    function with at least `min-ops` linalg ops on buffers, each such op
+    moves into a private function of its own (upstream's
+    outlineSingleBlockRegion of SCF's utilities, with the constants it reads cloned in so
+    that LLVM still folds them), marked `no_inline` so that -O3 does not
+    put it back, and the part calls it.
+  }];
+  let options = [
+    Option<"minOps", "min-ops", "int64_t", /*default=*/"16",
+           "Linalg ops a function needs before they are outlined">
+  ];
+  let dependentDialects = ["mlir::func::FuncDialect", "mlir::scf::SCFDialect",
+                           "mlir::LLVM::LLVMDialect"];
+}
+
 def RankcCpuParallelLoops : Pass<"rankc-cpu-parallel-loops", "mlir::func::FuncOp"> {
   let summary = "Lower linalg on buffers to loops, the large ones as scf.parallel (for OpenMP threads)";
   let description = [{
