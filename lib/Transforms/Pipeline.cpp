@@ -55,6 +55,8 @@ void rankc::buildCpuLoweringPipeline(mlir::OpPassManager &pm,
   pm.addPass(createRankcFuseElementwise());
   // Halo updates read their concat's pieces where they are.
   pm.addNestedPass<mlir::func::FuncOp>(createRankcSplitOverConcat());
+  // What is left of a shape and read more than once: one loop nest.
+  pm.addNestedPass<mlir::func::FuncOp>(createRankcFuseMultiOutput());
   // erf and tanh of f32 as arithmetic that vectorizes, not libm calls.
   pm.addNestedPass<mlir::func::FuncOp>(createRankcCpuMathApproximations());
   buildBufferization(pm);
@@ -129,6 +131,8 @@ void rankc::buildCudaLoweringPipeline(mlir::OpPassManager &pm,
   // Halo updates read their concat's pieces where they are: one kernel per
   // piece, written in place, and no copy of the concat.
   pm.addNestedPass<func::FuncOp>(createRankcSplitOverConcat());
+  // What is left of a shape and read more than once: one kernel.
+  pm.addNestedPass<func::FuncOp>(createRankcFuseMultiOutput());
   // Loops the GPU mapping can take (three), then reductions with too few
   // outputs as trees of parallel stages.
   pm.addNestedPass<func::FuncOp>(createRankcGpuCollapseDims());

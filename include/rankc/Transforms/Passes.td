@@ -307,6 +307,25 @@ def RankcSplitOverConcat : Pass<"rankc-split-over-concat", "mlir::func::FuncOp">
                            "mlir::tensor::TensorDialect"];
 }
 
+def RankcFuseMultiOutput : Pass<"rankc-fuse-multi-output", "mlir::func::FuncOp"> {
+  let summary = "Merge the elementwise ops of a block that share an iteration space into one linalg.generic with several results";
+  let description = [{
+    Multi-output loop fusion, for what upstream's elementwise fusion leaves:
+    a value with several readers. The `linalg.generic`s of a block on
+    tensors of one static shape (parallel loops, identity output maps,
+    bodies without memory effects that do not read their outputs) become
+    one generic placed before the first op outside that reads one of their
+    results. Each member's body is cloned once, in block order; a member
+    that reads an earlier member's result through an identity map takes
+    the scalar of the same iteration; results read by no other op are
+    dropped. Nothing is recomputed. An op with memory effects closes every
+    open group (no computation moves past a message or a call); a group
+    holds at most 256 body ops and 64 operands. One loop nest, one buffer
+    per value read outside, and one function for LLVM instead of one per op.
+  }];
+  let dependentDialects = ["mlir::linalg::LinalgDialect"];
+}
+
 def RankcCpuLibraryCalls : Pass<"rankc-cpu-library-calls", "mlir::ModuleOp"> {
   let summary = "Run the CPU program's matmuls through the system BLAS (runtime calls)";
   let description = [{
