@@ -70,6 +70,9 @@ void rankc::buildCpuLoweringPipeline(mlir::OpPassManager &pm,
   // A function per loop nest in large parts: LLVM's loop passes cost more
   // than linearly in a function's size.
   pm.addPass(createRankcCpuOutlineLoopNests());
+  // The schedule and parts of little work: -O0 (their compile time, not
+  // their run time, is what shows).
+  pm.addNestedPass<mlir::func::FuncOp>(createRankcOptimizeNoneGlue());
   if (threads > 1) {
     pm.addNestedPass<mlir::func::FuncOp>(createRankcCpuParallelLoops());
     mlir::ConvertSCFToOpenMPPassOptions omp;
@@ -88,8 +91,14 @@ void rankc::buildCpuLoweringPipeline(mlir::OpPassManager &pm,
   pm.addPass(mlir::memref::createExpandStridedMetadataPass());
   // memref.alloc calls _mlir_memref_to_llvm_alloc, which the runtime
   // serves from its step arenas (runtime/Arena.h), not malloc.
+  // Through its aligned entry point (the arena aligns every buffer to 256
+  // bytes anyway): the pointer the loops use is then the one the call
+  // returned, not one rounded up through inttoptr, so LLVM sees that it is
+  // a fresh buffer (noalias, see lib/Target/Executable.cpp) and vectorizes
+  // without run-time overlap checks.
   mlir::FinalizeMemRefToLLVMConversionPassOptions memrefToLLVM;
   memrefToLLVM.useGenericFunctions = true;
+  memrefToLLVM.useAlignedAlloc = true;
   pm.addPass(mlir::createFinalizeMemRefToLLVMConversionPass(memrefToLLVM));
   // What LLVM has intrinsics for first; the rest (erf, ...) from libm.
   pm.addPass(mlir::createConvertMathToLLVMPass());

@@ -393,6 +393,21 @@ def RankcCpuOutlineLoopNests : Pass<"rankc-cpu-outline-loop-nests", "mlir::Modul
                            "mlir::LLVM::LLVMDialect"];
 }
 
+def RankcOptimizeNoneGlue : Pass<"rankc-optimize-none-glue", "mlir::func::FuncOp"> {
+  let summary = "Mark functions of little work optimize_none (LLVM compiles them at -O0)";
+  let description = [{
+    A function whose loop nests, counted before loops are generated, run at
+    most 2^14 scalar operations in all (a linalg op: its iterations times
+    its body's ops; a memref.copy: its elements; any other loop or a
+    dynamic shape: unbounded) gets `optimize_none` and `no_inline`, which
+    func-to-llvm carries onto the llvm.func: LLVM's optimization pipeline
+    skips it and FastISel generates its code. A program's schedule (calls
+    to the runtime and to its parts) and parts of small tensors then cost
+    a third of the code generation time and no -O3, while they run in
+    microseconds either way; kernels of real size stay at -O3.
+  }];
+}
+
 def RankcCpuParallelLoops : Pass<"rankc-cpu-parallel-loops", "mlir::func::FuncOp"> {
   let summary = "Lower linalg on buffers to loops, the large ones as scf.parallel (for OpenMP threads)";
   let description = [{

@@ -1,0 +1,70 @@
+// RUN: rankc-opt %s -rankc-lower-cpu | FileCheck %s
+
+// The whole CPU lowering of one program (`rankc compile` runs it per
+// program). The part of 16-element tensors: exp is sent and squared, so
+// upstream's fusion leaves the two ops apart; rankc-fuse-multi-output makes
+// them one loop writing both. It and the schedule are glue (optnone: LLVM
+// compiles them at -O0); the 512x512 part is a kernel and stays optimized.
+// Buffers come from the runtime's aligned entry point, whose pointer the
+// loops use as it is (LLVM knows it as a fresh buffer).
+module attributes {comm.world_size = 1 : i64, comm.partitioned} {
+  func.func @rank0(%x: tensor<16xf32> {comm.input = "x"}, %w: tensor<512x512xf32> {comm.input = "w"})
+      -> (tensor<16xf32> {comm.outputs = ["y"]}, tensor<512x512xf32> {comm.outputs = ["v"]})
+      attributes {comm.ranks = array<i64: 0>} {
+    %t, %u = call @rank0_part0(%x) : (tensor<16xf32>) -> (tensor<16xf32>, tensor<16xf32>)
+    comm.send %t to rank 0 tag 3 {mpi_tag = 0 : i32} : tensor<16xf32>
+    %r = comm.recv from rank 0 tag 3 {mpi_tag = 0 : i32} : tensor<16xf32>
+    %v = call @rank0_part1(%w) : (tensor<512x512xf32>) -> tensor<512x512xf32>
+    return %u, %v : tensor<16xf32>, tensor<512x512xf32>
+  }
+  func.func private @rank0_part0(%x: tensor<16xf32>) -> (tensor<16xf32>, tensor<16xf32>) attributes {comm.part_of = "rank0"} {
+    %e = tensor.empty() : tensor<16xf32>
+    %t = linalg.generic {indexing_maps = [affine_map<(d0) -> (d0)>, affine_map<(d0) -> (d0)>],
+                         iterator_types = ["parallel"]}
+        ins(%x : tensor<16xf32>) outs(%e : tensor<16xf32>) {
+    ^bb0(%a: f32, %b: f32):
+      %y = math.exp %a : f32
+      linalg.yield %y : f32
+    } -> tensor<16xf32>
+    %u = linalg.generic {indexing_maps = [affine_map<(d0) -> (d0)>, affine_map<(d0) -> (d0)>],
+                         iterator_types = ["parallel"]}
+        ins(%t : tensor<16xf32>) outs(%e : tensor<16xf32>) {
+    ^bb0(%a: f32, %b: f32):
+      %y = arith.mulf %a, %a : f32
+      linalg.yield %y : f32
+    } -> tensor<16xf32>
+    return %t, %u : tensor<16xf32>, tensor<16xf32>
+  }
+  func.func private @rank0_part1(%w: tensor<512x512xf32>) -> tensor<512x512xf32> attributes {comm.part_of = "rank0"} {
+    %e = tensor.empty() : tensor<512x512xf32>
+    %v = linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d0, d1)>],
+                         iterator_types = ["parallel", "parallel"]}
+        ins(%w : tensor<512x512xf32>) outs(%e : tensor<512x512xf32>) {
+    ^bb0(%a: f32, %b: f32):
+      %y = math.tanh %a : f32
+      linalg.yield %y : f32
+    } -> tensor<512x512xf32>
+    return %v : tensor<512x512xf32>
+  }
+}
+
+// CHECK-LABEL: llvm.func @rank0(
+// CHECK-SAME: passthrough = ["noinline", "optnone"]
+// CHECK: llvm.call @rankc_rt_irecv(
+// CHECK: llvm.call @rank0_part0(
+// CHECK: llvm.call @rankc_rt_isend(
+// CHECK: llvm.call @rank0_part1(
+// CHECK-LABEL: llvm.func @rank0_part0(
+// CHECK-SAME: passthrough = ["noinline", "optnone"]
+// CHECK: %[[T:.*]] = llvm.call @_mlir_memref_to_llvm_aligned_alloc(
+// CHECK: %[[U:.*]] = llvm.call @_mlir_memref_to_llvm_aligned_alloc(
+// One loop: exp, its square, two stores.
+// CHECK: llvm.intr.exp
+// CHECK-NEXT: llvm.fmul
+// CHECK: llvm.store
+// CHECK: llvm.store
+// CHECK-NOT: llvm.intr.exp
+// CHECK: llvm.return
+// CHECK-LABEL: llvm.func @rank0_part1(
+// CHECK-NOT: passthrough
+// CHECK: llvm.return
