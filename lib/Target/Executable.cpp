@@ -3,7 +3,7 @@
 #include "rankc/Target/Executable.h"
 #include "Library.h"
 #include "Link.h"
-#include "Optimize.h"
+#include "ObjectFile.h"
 #include "rankc/Dialect/Comm/Comm.h"
 #include "rankc/Target/Plan.h"
 #include "rankc/Transforms/Passes.h"
@@ -12,22 +12,13 @@
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
 #include "mlir/IR/Diagnostics.h"
 #include "mlir/Pass/PassManager.h"
-#include "mlir/Target/LLVMIR/Export.h"
 #include "llvm/Support/ThreadPool.h"
 #include "llvm/ADT/ScopeExit.h"
-#include "llvm/IR/LegacyPassManager.h"
 #include "llvm/IR/Module.h"
-#include "llvm/MC/TargetRegistry.h"
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/Path.h"
 #include "llvm/Support/Program.h"
-#include "llvm/Support/TargetSelect.h"
 #include "llvm/Support/raw_ostream.h"
-#include "llvm/Target/TargetMachine.h"
-#include "llvm/Target/TargetOptions.h"
-#include "llvm/MC/MCSubtargetInfo.h"
-#include "llvm/TargetParser/Host.h"
-#include "llvm/TargetParser/SubtargetFeature.h"
 
 using namespace mlir;
 
@@ -46,86 +37,6 @@ OwningOpRef<ModuleOp> extractProgram(ModuleOp module, StringRef name) {
       fn.erase();
   }
   return copy;
-}
-
-/// LLVM IR of a lowered module, optimized and emitted as an object file.
-/// Each phase is timed under `timing` (--timing: the LLVM side of a build,
-/// which on large programs is most of it).
-void initializeNativeTarget() {
-  static bool initialized = [] {
-    llvm::InitializeNativeTarget();
-    llvm::InitializeNativeTargetAsmPrinter();
-    return true;
-  }();
-  (void)initialized;
-}
-
-/// The runtime serves every memref.alloc from a step's arena: like
-/// malloc's, each buffer it returns is fresh, reachable through no other
-/// pointer. Said to LLVM (a noalias result), a loop that reads a program's
-/// inputs and writes its new buffers vectorizes without run-time overlap
-/// checks and the scalar copy of the loop they guard, which were most of
-/// the code (and of the compile time) of programs of small tensors.
-void markAllocationsNoAlias(llvm::Module &module) {
-  for (llvm::StringRef name :
-       {"_mlir_memref_to_llvm_alloc", "_mlir_memref_to_llvm_aligned_alloc"})
-    if (llvm::Function *f = module.getFunction(name))
-      f->addRetAttr(llvm::Attribute::NoAlias);
-}
-
-LogicalResult emitObject(ModuleOp module, StringRef path, TimingScope &timing,
-                         StringRef cpu) {
-  initializeNativeTarget();
-  llvm::LLVMContext llvmContext;
-  TimingScope translating = timing.nest("translate to LLVM IR");
-  std::unique_ptr<llvm::Module> llvmModule =
-      translateModuleToLLVMIR(module, llvmContext, "rankc");
-  translating.stop();
-  if (!llvmModule)
-    return module.emitError("cannot translate the program to LLVM IR");
-  llvm::Triple triple(llvm::sys::getDefaultTargetTriple());
-  std::string error;
-  const llvm::Target *target = llvm::TargetRegistry::lookupTarget(triple, error);
-  if (!target)
-    return module.emitError("no LLVM target for ") << triple.str() << ": "
-                                                  << error;
-  // By default x86-64-v3 (AVX2): vectorized, and runs on every machine of
-  // the project, not only on the one that compiled it. --cpu native takes
-  // the compiling machine's processor and every feature it has (AVX-512
-  // where there is one).
-  std::string cpuName = cpu.str(), features;
-  if (cpu == "native") {
-    cpuName = llvm::sys::getHostCPUName().str();
-    llvm::SubtargetFeatures f;
-    for (const auto &[feature, on] : llvm::sys::getHostCPUFeatures())
-      f.AddFeature(feature, on);
-    features = f.getString();
-  } else if (!triple.isX86() && cpu == "x86-64-v3") {
-    cpuName = "generic";
-  }
-  std::unique_ptr<llvm::TargetMachine> machine(target->createTargetMachine(
-      triple, cpuName, features, llvm::TargetOptions(), llvm::Reloc::PIC_));
-  markAllocationsNoAlias(*llvmModule);
-  llvmModule->setDataLayout(machine->createDataLayout());
-  llvmModule->setTargetTriple(triple);
-  TimingScope optimizing = timing.nest("LLVM -O3");
-  if (llvm::Error err =
-          optimizeModule(*llvmModule, *machine))
-    return module.emitError("LLVM optimization failed: ")
-           << llvm::toString(std::move(err));
-  optimizing.stop();
-  TimingScope generating = timing.nest("LLVM code generation");
-  std::error_code ec;
-  llvm::raw_fd_ostream os(path, ec, llvm::sys::fs::OF_None);
-  if (ec)
-    return module.emitError("cannot write '") << path << "': " << ec.message();
-  llvm::legacy::PassManager pm;
-  if (machine->addPassesToEmitFile(pm, os, nullptr,
-                                   llvm::CodeGenFileType::ObjectFile))
-    return module.emitError("LLVM cannot emit object code for ")
-           << triple.str();
-  pm.run(*llvmModule);
-  return success();
 }
 
 /// OUT/launch: every program under MPICH's mpiexec, with the right ranks.
@@ -495,22 +406,25 @@ LogicalResult writePrograms(ModuleOp module, StringRef out,
     if (failed(runVerifyingOnce(pm, program, &t)))
       return failure();
     SmallString<256> object(stage), binary(stage);
-    llvm::sys::path::append(object, name + ".o");
+    llvm::sys::path::append(object, name);
     if (lib)
       llvm::sys::path::append(binary, "lib", "librankc_" + name + ".so");
     else
       llvm::sys::path::append(binary, name);
-    if (failed(emitObject(program, object, t, options.cpu)))
+    FailureOr<std::vector<std::string>> objects =
+        emitObjects(program, object, t, options.cpu);
+    if (failed(objects))
       return failure();
     TimingScope linking = t.nest("link");
     StringRef openmp =
         options.threads > 1 ? StringRef(options.runtime.openmp) : StringRef();
     LogicalResult linked =
-        lib ? linkLibrary(ctx, object, archive, options.runtime.mpich, name,
-                          binary, openmp)
-            : linkExecutable(ctx, object, archive, options.runtime.mpich,
+        lib ? linkLibrary(ctx, *objects, archive, options.runtime.mpich,
+                          name, binary, openmp)
+            : linkExecutable(ctx, *objects, archive, options.runtime.mpich,
                              binary, openmp);
-    llvm::sys::fs::remove(object);
+    for (const std::string &o : *objects)
+      llvm::sys::fs::remove(o);
     if (failed(linked))
       return failure();
     if (lib && failed(writeFile("include/rankc_" + name + ".h",
@@ -537,23 +451,3 @@ LogicalResult writePrograms(ModuleOp module, StringRef out,
 }
 
 } // namespace rankc
-
-bool rankc::isKnownCpu(StringRef cpu) {
-  if (cpu == "native")
-    return true;
-  initializeNativeTarget();
-  llvm::Triple triple(llvm::sys::getDefaultTargetTriple());
-  std::string error;
-  const llvm::Target *target = llvm::TargetRegistry::lookupTarget(triple, error);
-  if (!target)
-    return false;
-  // (Asked about `cpu` itself, LLVM would print its own complaint.)
-  std::unique_ptr<llvm::MCSubtargetInfo> info(
-      target->createMCSubtargetInfo(triple, "", ""));
-  return info && llvm::any_of(info->getAllProcessorDescriptions(),
-                              [&](const llvm::SubtargetSubTypeKV &kv) {
-                                return cpu == kv.Key;
-                              });
-}
-
-

@@ -57,17 +57,19 @@ llvm::ArrayRef<const char *> libraryFunctions() {
   return names;
 }
 
-LogicalResult linkExecutable(MLIRContext *ctx, llvm::StringRef object,
+LogicalResult linkExecutable(MLIRContext *ctx,
+                             llvm::ArrayRef<std::string> objects,
                              llvm::StringRef archive, llvm::StringRef mpich,
                              llvm::StringRef exe, llvm::StringRef openmp) {
   // The CUDA runtime opens the driver itself (dlopen).
-  std::vector<std::string> flags = {object.str(), archive.str(), mpich.str()};
+  std::vector<std::string> flags(objects.begin(), objects.end());
+  flags.insert(flags.end(), {archive.str(), mpich.str()});
   addOpenMP(flags, openmp);
   flags.insert(flags.end(), {"-lm", "-ldl", "-o", exe.str()});
   return runLinker(ctx, exe, flags);
 }
 
-LogicalResult linkLibrary(MLIRContext *ctx, llvm::StringRef object,
+LogicalResult linkLibrary(MLIRContext *ctx, llvm::ArrayRef<std::string> objects,
                           llvm::StringRef archive, llvm::StringRef mpich,
                           llvm::StringRef program, llvm::StringRef so,
                           llvm::StringRef openmp) {
@@ -85,11 +87,13 @@ LogicalResult linkLibrary(MLIRContext *ctx, llvm::StringRef object,
   }
   std::string soname = llvm::sys::path::filename(so).str();
   std::vector<std::string> flags = {
-      "-shared", "-o", so.str(), object.str(),
+      "-shared", "-o", so.str()};
+  flags.insert(flags.end(), objects.begin(), objects.end());
+  flags.insert(flags.end(), {
       // Library.o of the runtime holds the API: pull it in.
       "-Wl,-u,rankc_lib_init", archive.str(), mpich.str(), "-lm", "-ldl",
       "-Wl,-soname," + soname, "-Wl,--version-script," + script.str().str(),
-      "-Wl,--no-undefined"};
+      "-Wl,--no-undefined"});
   addOpenMP(flags, openmp);
   for (const char *f : libraryFunctions())
     flags.push_back("-Wl,--defsym," + prefix + f + "=rankc_lib_" + f);

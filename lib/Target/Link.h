@@ -9,15 +9,18 @@
 
 #include "mlir/IR/MLIRContext.h"
 #include "mlir/Support/LogicalResult.h"
+#include "llvm/ADT/ArrayRef.h"
 #include "llvm/ADT/StringRef.h"
+
+#include <string>
 
 namespace rankc {
 
-/// `object` + the runtime `archive` + MPICH into the executable `exe`;
+/// `objects` + the runtime `archive` + MPICH into the executable `exe`;
 /// with `openmp` (the path of libomp.so.5: --threads), that too, found at
 /// run time where it was found here (an rpath; LD_LIBRARY_PATH elsewhere).
 mlir::LogicalResult linkExecutable(mlir::MLIRContext *ctx,
-                                   llvm::StringRef object,
+                                   llvm::ArrayRef<std::string> objects,
                                    llvm::StringRef archive,
                                    llvm::StringRef mpich, llvm::StringRef exe,
                                    llvm::StringRef openmp = {});
@@ -27,7 +30,8 @@ mlir::LogicalResult linkExecutable(mlir::MLIRContext *ctx,
 /// the program's prefix) and keeps everything else (the runtime, the
 /// generated code) to itself, so that libraries of several programs can be
 /// loaded into one process.
-mlir::LogicalResult linkLibrary(mlir::MLIRContext *ctx, llvm::StringRef object,
+mlir::LogicalResult linkLibrary(mlir::MLIRContext *ctx,
+                                llvm::ArrayRef<std::string> objects,
                                 llvm::StringRef archive, llvm::StringRef mpich,
                                 llvm::StringRef program, llvm::StringRef so,
                                 llvm::StringRef openmp = {});

@@ -163,6 +163,8 @@ void rankc::buildCudaLoweringPipeline(mlir::OpPassManager &pm,
   pm.addNestedPass<func::FuncOp>(createGpuAsyncRegionPass());
   // ... except before a GEMM: cuBLAS is queued on the kernels' stream.
   pm.addNestedPass<func::FuncOp>(createRankcGpuStreamOrderedCalls());
+  // What is left on the host launches kernels and calls the runtime: -O0.
+  pm.addNestedPass<func::FuncOp>(createRankcOptimizeNoneGlue());
 
   // From here on, the stages of upstream's gpu-lower-to-nvvm-pipeline
   // (mlir/lib/Dialect/GPU/Pipelines/GPUToNVVMPipeline.cpp), with the CUDA
