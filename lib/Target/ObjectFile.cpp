@@ -31,6 +31,7 @@
 #include "llvm/Target/TargetMachine.h"
 #include "llvm/TargetParser/Host.h"
 #include "llvm/TargetParser/SubtargetFeature.h"
+#include "llvm/Transforms/Utils/Cloning.h"
 #include "llvm/Transforms/Utils/SplitModule.h"
 
 using namespace mlir;
@@ -78,20 +79,24 @@ struct Machine {
   const llvm::Target *target;
   llvm::Triple triple;
   std::string cpu, features;
-  std::unique_ptr<llvm::TargetMachine> make() const {
+  std::unique_ptr<llvm::TargetMachine> make(bool glue) const {
     return std::unique_ptr<llvm::TargetMachine>(target->createTargetMachine(
-        triple, cpu, features, llvm::TargetOptions(), llvm::Reloc::PIC_));
+        triple, cpu, features, llvm::TargetOptions(), llvm::Reloc::PIC_,
+        std::nullopt,
+        glue ? llvm::CodeGenOptLevel::None : llvm::CodeGenOptLevel::Default));
   }
 };
 
-/// -O3 and code generation of `module` into the object file `path`; an
-/// empty string, or what went wrong.
+/// -O3 and code generation of `module` into the object file `path` (a
+/// glue piece: code generation at -O0 only); an empty string, or what went
+/// wrong.
 std::string optimizeAndGenerate(llvm::Module &module, const Machine &m,
-                                StringRef path, TimingScope &timing) {
-  std::unique_ptr<llvm::TargetMachine> machine = m.make();
+                                StringRef path, TimingScope &timing,
+                                bool glue = false) {
+  std::unique_ptr<llvm::TargetMachine> machine = m.make(glue);
   module.setDataLayout(machine->createDataLayout());
   module.setTargetTriple(m.triple);
-  {
+  if (!glue) { // (glue is all optnone: -O3 would skip every function)
     TimingScope optimizing = timing.nest("LLVM -O3");
     if (llvm::Error err = optimizeModule(module, *machine))
       return "LLVM optimization failed: " + llvm::toString(std::move(err));
@@ -146,7 +151,17 @@ FailureOr<std::vector<std::string>> emitObjects(ModuleOp module,
   }
   markAllocationsNoAlias(*llvmModule);
 
-  unsigned pieces = piecesFor(*llvmModule);
+  // The glue (functions marked optnone: rankc-optimize-none-glue), when
+  // there is much of it, is a piece of its own generated at
+  // CodeGenOptLevel::None: FastISel and the fast register allocator, both
+  // linear, where the O2 code generator's greedy allocator grew faster than
+  // the schedule of a program of 50,000 nodes (one function).
+  size_t glue = 0;
+  for (const llvm::Function &f : *llvmModule)
+    if (!f.isDeclaration() && f.hasOptNone())
+      glue += f.getInstructionCount();
+  bool separateGlue = glue >= kInstructionsPerPiece;
+  unsigned pieces = piecesFor(*llvmModule) + separateGlue;
   std::vector<std::string> objects;
   for (unsigned i = 0; i < pieces; ++i)
     objects.push_back(base.str() + (i ? "." + std::to_string(i) : "") + ".o");
@@ -159,16 +174,39 @@ FailureOr<std::vector<std::string>> emitObjects(ModuleOp module,
 
   // Pieces as bitcode: each is read back into a context of its own.
   std::vector<llvm::SmallString<0>> bitcode;
+  auto keep = [&](const llvm::Module &piece) {
+    bitcode.emplace_back();
+    llvm::raw_svector_ostream os(bitcode.back());
+    llvm::WriteBitcodeToFile(piece, os);
+  };
   {
     TimingScope splitting = timing.nest("LLVM split into pieces");
-    llvm::SplitModule(
-        *llvmModule, pieces,
-        [&](std::unique_ptr<llvm::Module> piece) {
-          bitcode.emplace_back();
-          llvm::raw_svector_ostream os(bitcode.back());
-          llvm::WriteBitcodeToFile(*piece, os);
-        },
-        /*PreserveLocals=*/false, /*RoundRobin=*/true);
+    if (separateGlue) {
+      // What one piece defines and another calls must have a name the
+      // linker sees: hidden, so that nothing leaves the executable (and
+      // a library's version script keeps it local).
+      for (llvm::GlobalValue &gv : llvmModule->global_values())
+        if (gv.hasLocalLinkage()) {
+          gv.setLinkage(llvm::GlobalValue::ExternalLinkage);
+          gv.setVisibility(llvm::GlobalValue::HiddenVisibility);
+        }
+      auto isGlue = [](const llvm::GlobalValue *gv) {
+        auto *f = dyn_cast<llvm::Function>(gv);
+        return f && f->hasOptNone();
+      };
+      llvm::ValueToValueMapTy glueMap, restMap;
+      keep(*llvm::CloneModule(*llvmModule, glueMap, isGlue));
+      llvmModule = llvm::CloneModule(
+          *llvmModule, restMap,
+          [&](const llvm::GlobalValue *gv) { return !isGlue(gv); });
+    }
+    if (pieces - separateGlue == 1)
+      keep(*llvmModule);
+    else
+      llvm::SplitModule(
+          *llvmModule, pieces - separateGlue,
+          [&](std::unique_ptr<llvm::Module> piece) { keep(*piece); },
+          /*PreserveLocals=*/false, /*RoundRobin=*/true);
   }
   llvmModule.reset();
   std::vector<std::string> why(bitcode.size());
@@ -185,7 +223,8 @@ FailureOr<std::vector<std::string>> emitObjects(ModuleOp module,
       why[i] = "cannot read a piece back: " + llvm::toString(piece.takeError());
       return;
     }
-    why[i] = optimizeAndGenerate(**piece, m, objects[i], t);
+    why[i] = optimizeAndGenerate(**piece, m, objects[i], t,
+                                 /*glue=*/separateGlue && i == 0);
   };
   unsigned threads =
       module.getContext()->isMultithreadingEnabled()
