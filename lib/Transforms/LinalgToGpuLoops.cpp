@@ -71,12 +71,20 @@ bool alignedRows(MemRefType type, int64_t width) {
 /// each thread will handle `width` contiguous elements with vector loads
 /// and stores (16 bytes for f32), which keeps enough bytes in flight to
 /// stream from HBM. Scalar accesses (one 4-byte load per thread) cannot.
-bool vectorizable(linalg::GenericOp op, int64_t width) {
+/// Ops of fewer than `minElements` elements stay scalar: a kernel that
+/// small is bound by its launch, and its vector code is `width` times the
+/// PTX (a program of thousands of them spent most of its build in ptxas).
+bool vectorizable(linalg::GenericOp op, int64_t width, int64_t minElements) {
   if (width <= 1 || op.getNumReductionLoops() != 0 || op.getNumLoops() == 0 ||
       op.hasIndexSemantics())
     return false;
   SmallVector<int64_t> ranges = op.getStaticLoopRanges();
   if (llvm::any_of(ranges, ShapedType::isDynamic) || ranges.back() % width)
+    return false;
+  int64_t elements = 1;
+  for (int64_t r : ranges)
+    elements *= r;
+  if (elements < minElements)
     return false;
   for (OpOperand &operand : op->getOpOperands()) {
     Type t = getElementTypeOrSelf(operand.get().getType());
@@ -448,7 +456,7 @@ struct LinalgToGpuLoopsPass
         continue;
       }
       if (auto generic = dyn_cast<linalg::GenericOp>(op.getOperation())) {
-        if (vectorizable(generic, vectorWidth)) {
+        if (vectorizable(generic, vectorWidth, minVectorElements)) {
           if (failed(vectorizeElementwise(rewriter, generic, vectorWidth)))
             return signalPassFailure();
           vectorized = true;

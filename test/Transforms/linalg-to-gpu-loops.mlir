@@ -1,6 +1,21 @@
-// RUN: rankc-opt %s -rankc-linalg-to-gpu-loops=unroll=1 | FileCheck %s
-// RUN: rankc-opt %s -rankc-linalg-to-gpu-loops | FileCheck %s --check-prefix=UNROLL
-// RUN: rankc-opt %s -rankc-linalg-to-gpu-loops=threads=64 | FileCheck %s --check-prefix=T64
+// RUN: rankc-opt %s -rankc-linalg-to-gpu-loops="unroll=1 min-vector-elements=0" | FileCheck %s
+// RUN: rankc-opt %s -rankc-linalg-to-gpu-loops=min-vector-elements=0 | FileCheck %s --check-prefix=UNROLL
+// RUN: rankc-opt %s -rankc-linalg-to-gpu-loops="threads=64 min-vector-elements=0" | FileCheck %s --check-prefix=T64
+// RUN: rankc-opt %s -rankc-linalg-to-gpu-loops | FileCheck %s --check-prefix=SMALL
+
+// (The shapes here are small; min-vector-elements=0 vectorizes them as if
+// they were large. By default, ops of fewer than 16384 elements stay
+// scalar: launch-bound, and a quarter of the PTX. The bucket's 1024-element
+// update below is one, @large is not.)
+// SMALL-LABEL: func.func @elementwise(
+// SMALL-NOT: vector.
+// SMALL-LABEL: func.func @rows(
+// SMALL-NOT: vector.
+// SMALL-LABEL: func.func @large(
+// SMALL: vector.load
+// SMALL-LABEL: func.func @bucket_view(
+// SMALL-NOT: vector.
+// SMALL: return
 // RUN: rankc-opt %s -rankc-linalg-to-gpu-loops="vector-width=1 register-block=1 unroll=1" | FileCheck %s --check-prefix=SCALAR
 
 #id = affine_map<(d0, d1) -> (d0, d1)>
@@ -60,6 +75,17 @@ func.func @elementwise(%a: memref<1000x4xf32>, %b: memref<1000x4xf32>) {
 func.func @rows(%a: memref<4x64xf32>, %b: memref<4x64xf32>) {
   linalg.generic {indexing_maps = [#id, #id], iterator_types = ["parallel", "parallel"]}
       ins(%a : memref<4x64xf32>) outs(%b : memref<4x64xf32>) {
+  ^bb0(%x: f32, %y: f32):
+    %e = math.exp %x : f32
+    linalg.yield %e : f32
+  }
+  return
+}
+
+// 16384 elements: vectorized by default too.
+func.func @large(%a: memref<128x128xf32>, %b: memref<128x128xf32>) {
+  linalg.generic {indexing_maps = [#id, #id], iterator_types = ["parallel", "parallel"]}
+      ins(%a : memref<128x128xf32>) outs(%b : memref<128x128xf32>) {
   ^bb0(%x: f32, %y: f32):
     %e = math.exp %x : f32
     linalg.yield %e : f32

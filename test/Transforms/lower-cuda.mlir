@@ -8,31 +8,31 @@
 // space, so the two ops do not fuse) in the program's single gpu.module,
 // serialized here as PTX (format=isa; executables embed a fatbin).
 module attributes {comm.world_size = 1 : i64, comm.partitioned} {
-  func.func @rank0(%x: tensor<1024xf32> {comm.input = "x"}) -> (tensor<4x1024xf32> {comm.outputs = ["y"]})
+  func.func @rank0(%x: tensor<16384xf32> {comm.input = "x"}) -> (tensor<4x16384xf32> {comm.outputs = ["y"]})
       attributes {comm.ranks = array<i64: 0>} {
-    %t, %u = call @rank0_part0(%x) : (tensor<1024xf32>) -> (tensor<1024xf32>, tensor<4x1024xf32>)
-    comm.send %t to rank 0 tag 3 {mpi_tag = 0 : i32} : tensor<1024xf32>
-    %r = comm.recv from rank 0 tag 3 {mpi_tag = 0 : i32} : tensor<1024xf32>
-    return %u : tensor<4x1024xf32>
+    %t, %u = call @rank0_part0(%x) : (tensor<16384xf32>) -> (tensor<16384xf32>, tensor<4x16384xf32>)
+    comm.send %t to rank 0 tag 3 {mpi_tag = 0 : i32} : tensor<16384xf32>
+    %r = comm.recv from rank 0 tag 3 {mpi_tag = 0 : i32} : tensor<16384xf32>
+    return %u : tensor<4x16384xf32>
   }
-  func.func private @rank0_part0(%x: tensor<1024xf32>) -> (tensor<1024xf32>, tensor<4x1024xf32>) attributes {comm.part_of = "rank0"} {
-    %e = tensor.empty() : tensor<1024xf32>
+  func.func private @rank0_part0(%x: tensor<16384xf32>) -> (tensor<16384xf32>, tensor<4x16384xf32>) attributes {comm.part_of = "rank0"} {
+    %e = tensor.empty() : tensor<16384xf32>
     %t = linalg.generic {indexing_maps = [affine_map<(d0) -> (d0)>, affine_map<(d0) -> (d0)>],
                          iterator_types = ["parallel"]}
-        ins(%x : tensor<1024xf32>) outs(%e : tensor<1024xf32>) {
+        ins(%x : tensor<16384xf32>) outs(%e : tensor<16384xf32>) {
     ^bb0(%a: f32, %b: f32):
       %y = math.exp %a : f32
       linalg.yield %y : f32
-    } -> tensor<1024xf32>
-    %e2 = tensor.empty() : tensor<4x1024xf32>
+    } -> tensor<16384xf32>
+    %e2 = tensor.empty() : tensor<4x16384xf32>
     %u = linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d1)>, affine_map<(d0, d1) -> (d0, d1)>],
                          iterator_types = ["parallel", "parallel"]}
-        ins(%t : tensor<1024xf32>) outs(%e2 : tensor<4x1024xf32>) {
+        ins(%t : tensor<16384xf32>) outs(%e2 : tensor<4x16384xf32>) {
     ^bb0(%a: f32, %b: f32):
       %y = arith.mulf %a, %a : f32
       linalg.yield %y : f32
-    } -> tensor<4x1024xf32>
-    return %t, %u : tensor<1024xf32>, tensor<4x1024xf32>
+    } -> tensor<4x16384xf32>
+    return %t, %u : tensor<16384xf32>, tensor<4x16384xf32>
   }
 }
 

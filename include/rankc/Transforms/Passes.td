@@ -457,7 +457,8 @@ def RankcLinalgToGpuLoops : Pass<"rankc-linalg-to-gpu-loops", "mlir::func::FuncO
     - an elementwise `linalg.generic` whose innermost loop is a static
       multiple of `vector-width` is tiled by it (linalg tiling) and the tile
       vectorized (linalg vectorization, then vector loads and stores): each
-      thread moves 16 contiguous bytes at a time, which HBM needs to stream.
+      thread moves 16 contiguous bytes at a time, which HBM needs to stream
+      (ops of fewer than `min-vector-elements` elements stay scalar).
 
     `convert-parallel-loops-to-gpu` then turns each mapped loop into a
     `gpu.launch`.
@@ -471,6 +472,11 @@ def RankcLinalgToGpuLoops : Pass<"rankc-linalg-to-gpu-loops", "mlir::func::FuncO
     Option<"vectorWidth", "vector-width", "int64_t", /*default=*/"4",
            "Elements per thread of elementwise ops, as vector loads and "
            "stores (1: scalar)">,
+    Option<"minVectorElements", "min-vector-elements", "int64_t",
+           /*default=*/"16384",
+           "Elementwise ops of fewer elements stay scalar, one element per "
+           "thread: they are bound by the launch, not by HBM, and their "
+           "vector code is `vector-width` times the PTX to compile">,
     Option<"unroll", "unroll", "int64_t", /*default=*/"4",
            "Unroll factor of each thread's innermost sequential loop "
            "(reductions), so that several loads are in flight (1: none)">,
