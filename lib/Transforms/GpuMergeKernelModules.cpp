@@ -1,8 +1,11 @@
-//===- GpuMergeKernelModules.cpp - one gpu.module per program --------------===//
+//===- GpuMergeKernelModules.cpp - a few gpu.modules per program ----------===//
 //
 // Each gpu.module is serialized on its own (LLVM NVPTX, then ptxas: about
 // 80 ms each) and loaded on its own at start-up; a program has tens to
-// hundreds of kernels, so they are gathered into one module first.
+// thousands of kernels, so they are gathered into a few modules first. Not
+// into one: the modules of a program are serialized on threads of their
+// own (rankc-gpu-modules-to-binaries), and one module of 900 kernels is
+// ten seconds of ptxas on one core.
 //
 //===----------------------------------------------------------------------===//
 
@@ -22,10 +25,13 @@ using namespace mlir;
 namespace {
 
 constexpr llvm::StringLiteral kMerged = "rankc_kernels";
+/// Modules per program at most: each is a ptxas run and a module load.
+constexpr size_t kMaxModules = 16;
 
 struct GpuMergeKernelModulesPass
     : public rankc::impl::RankcGpuMergeKernelModulesBase<
           GpuMergeKernelModulesPass> {
+  using Base::Base;
   void runOnOperation() override {
     ModuleOp module = getOperation();
     // Modules that hold exactly one kernel function and nothing else.
@@ -40,26 +46,49 @@ struct GpuMergeKernelModulesPass
     }
     if (single.size() < 2)
       return;
-    OpBuilder b(single.front());
-    auto merged = gpu::GPUModuleOp::create(b, module.getLoc(), kMerged);
-    SymbolTable(module).insert(merged);
-    Block &into = merged.getBodyRegion().front();
-    // Old (module, kernel) -> new kernel name.
-    DenseMap<std::pair<StringAttr, StringAttr>, StringAttr> renamed;
+    // Kernels in program order, cut into runs of about opsPerModule ops
+    // (the operations of their bodies: what NVPTX and ptxas work through),
+    // at most kMaxModules: the cut depends on the code only, so a build is
+    // the same bytes on any machine.
+    SmallVector<size_t> size;
+    size_t total = 0;
     for (gpu::GPUModuleOp m : single) {
+      size_t n = 0;
+      m.getBodyRegion().walk([&](Operation *) { ++n; });
+      size.push_back(n);
+      total += n;
+    }
+    size_t budget = std::max<size_t>(
+        opsPerModule > 0 ? opsPerModule : total,
+        (total + kMaxModules - 1) / kMaxModules);
+    SymbolTable symbols(module);
+    OpBuilder b(module.getContext());
+    gpu::GPUModuleOp merged;
+    size_t filled = 0;
+    // Old (module, kernel) -> new (module, kernel).
+    DenseMap<std::pair<StringAttr, StringAttr>, SymbolRefAttr> renamed;
+    for (auto [m, n] : llvm::zip_equal(single, size)) {
+      if (!merged || (filled > 0 && filled + n > budget)) {
+        // (insert renames a taken name: rankc_kernels_0, _1, ...)
+        b.setInsertionPoint(m);
+        merged = gpu::GPUModuleOp::create(b, module.getLoc(), kMerged);
+        symbols.insert(merged);
+        filled = 0;
+      }
+      filled += n;
+      Block &into = merged.getBodyRegion().front();
       auto kernel = cast<gpu::GPUFuncOp>(m.getBodyRegion().front().front());
-      renamed[{m.getNameAttr(), kernel.getNameAttr()}] = m.getNameAttr();
+      renamed[{m.getNameAttr(), kernel.getNameAttr()}] = SymbolRefAttr::get(
+          merged.getNameAttr(), {FlatSymbolRefAttr::get(m.getNameAttr())});
       kernel->moveBefore(&into, into.without_terminator().end());
       kernel.setName(m.getName());
-      m.erase();
+      symbols.erase(m);
     }
     module.walk([&](gpu::LaunchFuncOp launch) {
       auto it = renamed.find({launch.getKernelModuleName(),
                               launch.getKernelName()});
-      if (it == renamed.end())
-        return;
-      launch.setKernelAttr(SymbolRefAttr::get(
-          merged.getNameAttr(), {FlatSymbolRefAttr::get(it->second)}));
+      if (it != renamed.end())
+        launch.setKernelAttr(it->second);
     });
   }
 };

@@ -157,6 +157,7 @@ void rankc::buildCudaLoweringPipeline(mlir::OpPassManager &pm,
       RankcLinalgToGpuLoopsOptions{options.threads}));
   pm.addPass(createConvertParallelLoopToGpuPass());
   pm.addPass(createGpuKernelOutliningPass());
+  // ... into a few modules, serialized on threads (below).
   pm.addPass(createRankcGpuMergeKernelModules());
   // Kernels, copies and allocations of a function go on one stream; the host
   // waits for them only before it calls out (the runtime, a part) or returns.
@@ -190,12 +191,12 @@ void rankc::buildCudaLoweringPipeline(mlir::OpPassManager &pm,
   pm.addNestedPass<gpu::GPUModuleOp>(createCSEPass());
   pm.addNestedPass<gpu::GPUModuleOp>(createReconcileUnrealizedCastsPass());
   // The host: launches to mgpu* calls; kernels serialized (LLVM NVPTX, then
-  // ptxas for fatbin/bin) and embedded.
+  // ptxas for fatbin/bin), a module a thread, and embedded.
   pm.addPass(createGpuToLLVMConversionPass());
-  GpuModuleToBinaryPassOptions binary;
+  RankcGpuModulesToBinariesOptions binary;
   binary.compilationTarget = options.format;
   binary.toolkitPath = options.toolkit;
-  pm.addPass(createGpuModuleToBinaryPass(binary));
+  pm.addPass(createRankcGpuModulesToBinaries(binary));
   pm.addPass(createConvertMathToLLVMPass());
   pm.addPass(createCanonicalizerPass());
   pm.addPass(createCSEPass());

@@ -1,4 +1,5 @@
 // RUN: rankc-opt %s -rankc-gpu-merge-kernel-modules | FileCheck %s
+// RUN: rankc-opt %s -rankc-gpu-merge-kernel-modules=ops-per-module=3 | FileCheck %s --check-prefix=CUT
 
 // Two outlined kernels (same function name, different modules) end up in
 // one module, named after the modules they came from; launches follow.
@@ -12,6 +13,19 @@
 // CHECK: gpu.func @part0_kernel_0(%{{.*}}: memref<4xf32>) kernel
 // CHECK-NOT: gpu.module @part0_kernel
 // CHECK: gpu.module @other
+// With a budget of 3 operations (each kernel is 2: its func and return) the
+// kernels go into two modules, in program order, and launches follow.
+// CUT-LABEL: func.func @host(
+// CUT: gpu.launch_func @rankc_kernels::@part0_kernel
+// CUT: gpu.launch_func @rankc_kernels_0::@part0_kernel_0
+// CUT: gpu.launch_func @other::@k
+// CUT: gpu.module @rankc_kernels {
+// CUT-NEXT: gpu.func @part0_kernel(
+// CUT-NOT: gpu.func
+// CUT: gpu.module @rankc_kernels_0 {
+// CUT-NEXT: gpu.func @part0_kernel_0(
+// CUT-NOT: gpu.func
+// CUT: gpu.module @other
 module attributes {gpu.container_module} {
   func.func @host(%m: memref<4xf32>) {
     %c1 = arith.constant 1 : index

@@ -486,16 +486,44 @@ def RankcLinalgToGpuLoops : Pass<"rankc-linalg-to-gpu-loops", "mlir::func::FuncO
                            "mlir::vector::VectorDialect"];
 }
 
+def RankcGpuModulesToBinaries : Pass<"rankc-gpu-modules-to-binaries", "mlir::ModuleOp"> {
+  let summary = "gpu-module-to-binary with the modules serialized on threads";
+  let description = [{
+    Upstream's `gpu-module-to-binary`, through the same target interfaces,
+    with the program's `gpu.module`s serialized (LLVM NVPTX, ptxas,
+    fatbinary) in parallel on the context's threads. The `gpu.binary` ops
+    are then made in module order: the output does not depend on the threads.
+  }];
+  let options = [
+    Option<"toolkitPath", "toolkit", "std::string", /*default=*/"",
+           "The CUDA toolkit (ptxas, fatbinary, libdevice)">,
+    ListOption<"linkFiles", "l", "std::string",
+               "Extra files to link to">,
+    Option<"cmdOptions", "opts", "std::string", /*default=*/"",
+           "Options passed to ptxas">,
+    Option<"compilationTarget", "format", "std::string", /*default=*/"\"fatbin\"",
+           "llvm, isa (PTX), bin or fatbin">,
+  ];
+  let dependentDialects = ["mlir::gpu::GPUDialect"];
+}
+
 def RankcGpuMergeKernelModules : Pass<"rankc-gpu-merge-kernel-modules", "mlir::ModuleOp"> {
-  let summary = "Put every outlined kernel into one gpu.module";
+  let summary = "Gather the outlined kernels into a few gpu.modules";
   let description = [{
     `gpu-kernel-outlining` makes one `gpu.module` per kernel, and each module
     becomes its own binary: one ptxas run and one module load per kernel.
-    This pass moves the kernels into one `gpu.module @rankc_kernels`, each
-    named after the module it came from (unique), and points every
-    `gpu.launch_func` at its new home: one binary per program. A module
-    holding anything but its kernel is left as it is.
+    This pass moves the kernels, in program order, into modules
+    `@rankc_kernels`, `@rankc_kernels_0`, ... of about `ops-per-module`
+    operations each (at most 16 modules: the budget grows for bigger
+    programs), each kernel named after the module it came from (unique), and
+    points every `gpu.launch_func` at its new home. A few modules rather than
+    one: each is serialized on a thread of its own. The cut depends on the
+    code only. A module holding anything but its kernel is left as it is.
   }];
+  let options = [
+    Option<"opsPerModule", "ops-per-module", "int64_t", /*default=*/"8000",
+           "Operations of kernel bodies per module (0: one module)">,
+  ];
   let dependentDialects = ["mlir::gpu::GPUDialect"];
 }
 
