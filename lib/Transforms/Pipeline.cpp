@@ -57,7 +57,7 @@ void rankc::buildCpuLoweringPipeline(mlir::OpPassManager &pm,
   pm.addNestedPass<mlir::func::FuncOp>(createRankcSplitOverConcat());
   // What is left of a shape and read more than once: one loop nest.
   pm.addNestedPass<mlir::func::FuncOp>(createRankcFuseMultiOutput());
-  // erf and tanh of f32 as arithmetic that vectorizes, not libm calls.
+  // erf of f32 as arithmetic that vectorizes (within 1 ulp), not libm calls.
   pm.addNestedPass<mlir::func::FuncOp>(createRankcCpuMathApproximations());
   buildBufferization(pm);
   // scatter_add's loop nest is an scf.parallel (of atomic adds): it stays
