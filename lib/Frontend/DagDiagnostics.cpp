@@ -24,6 +24,30 @@ Location makeLoc(MLIRContext *ctx, StringRef file, Pos pos,
   return FusedLoc::get(ctx, {fileLoc}, b.getDictionaryAttr(meta));
 }
 
+NodeLocations::NodeLocations(MLIRContext *ctx, StringRef file,
+                             const Program &program)
+    : ctx(ctx), file(StringAttr::get(ctx, file)),
+      program(StringAttr::get(ctx, program.ranksText())),
+      nodeKey(StringAttr::get(ctx, "node")), opKey(StringAttr::get(ctx, "op")),
+      programKey(StringAttr::get(ctx, "program")) {}
+
+Location NodeLocations::get(Pos pos, StringRef nodeId, StringRef op) {
+  Location fileLoc = FileLineColLoc::get(file, pos.line, pos.col);
+  // In makeLoc's order, which is the keys' sorted order.
+  SmallVector<NamedAttribute, 3> meta;
+  if (!nodeId.empty())
+    meta.emplace_back(nodeKey, StringAttr::get(ctx, nodeId));
+  if (!op.empty()) {
+    StringAttr &name = ops[op];
+    if (!name)
+      name = StringAttr::get(ctx, op);
+    meta.emplace_back(opKey, name);
+  }
+  meta.emplace_back(programKey, program);
+  return FusedLoc::get(ctx, {fileLoc},
+                       DictionaryAttr::getWithSorted(ctx, meta));
+}
+
 /// The {node, op, program} dictionary of a DAG location, or null.
 static DictionaryAttr dagMetadata(Location loc) {
   DictionaryAttr found;

@@ -23,6 +23,7 @@
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
+#include "mlir/IR/Threading.h"
 #include "mlir/IR/Verifier.h"
 
 using namespace mlir;
@@ -38,8 +39,18 @@ public:
   OwningOpRef<ModuleOp> run();
 
 private:
-  void importProgram(ModuleOp module, const Program &p);
+  /// A program's function, its signature and attributes, without a body.
+  struct Declared {
+    func::FuncOp fn;
+    std::vector<Value> values; ///< node -> value: the arguments so far
+    SmallVector<uint32_t> returned;
+  };
+  Declared declareProgram(ModuleOp module, const Program &p);
+  /// The body of a declared program (on a thread of its own: each program
+  /// has its own Importer, and touches nothing outside its function).
+  void importBody(const Program &p, Declared &d);
   Value importNode(const Program &p, const Node &n, ArrayRef<Value> values);
+  static bool checksIndices(const Program &p, const Node &n);
   Attribute tagAttr(const Tag &tag);
   DictionaryAttr optimizerAttr(const Optimizer &opt);
   static std::string functionName(const Program &p);
@@ -47,7 +58,7 @@ private:
   MLIRContext *ctx;
   const Document &doc;
   OpBuilder b;
-  ModuleOp module;
+  std::optional<NodeLocations> locations;
   /// The current program's nodes that check indices (check number -> id).
   SmallVector<Attribute> indexChecks;
 };
@@ -89,9 +100,23 @@ DictionaryAttr Importer::optimizerAttr(const Optimizer &opt) {
   return b.getDictionaryAttr(fields);
 }
 
+/// Whether an indexing node checks its indices at run time: not when
+/// they are constants in range (a kernel flipped with take, as the exporter
+/// writes a convolution's backward): such a take runs on the GPU too.
+bool Importer::checksIndices(const Program &p, const Node &n) {
+  if (opClass(n.op) != OpClass::Indexing)
+    return false;
+  const Node &idx = p.nodes[n.args[1]];
+  int64_t bound = p.nodes[n.args[0]].outShape[n.axis];
+  return !(n.op == Op::Take && idx.op == Op::Constant &&
+           llvm::all_of(idx.attrs->value.elements, [&](const Scalar &e) {
+             return e.kind == Scalar::Int && e.i >= 0 && e.i < bound;
+           }));
+}
+
 Value Importer::importNode(const Program &p, const Node &n,
                            ArrayRef<Value> values) {
-  Location loc = makeLoc(ctx, doc.file, n.pos, &p, n.id, opName(n.op));
+  Location loc = locations->get(n.pos, n.id, opName(n.op));
   auto arg = [&](size_t i) { return values[n.args[i]]; };
   auto argNode = [&](size_t i) -> const Node & { return p.nodes[n.args[i]]; };
   SmallVector<Value> args;
@@ -172,19 +197,10 @@ Value Importer::importNode(const Program &p, const Node &n,
       return tensor::ConcatOp::create(b, loc, n.axis, args);
     }
   case OpClass::Indexing: {
-    // Constant indices in range need no check at run time (a kernel
-    // flipped with take, as the exporter writes a convolution's backward):
-    // such a take runs on the GPU too.
-    const Node &idx = argNode(1);
-    int64_t bound = argNode(0).outShape[n.axis];
-    bool proven = n.op == Op::Take && idx.op == Op::Constant &&
-                  llvm::all_of(idx.attrs->value.elements, [&](const Scalar &e) {
-                    return e.kind == Scalar::Int && e.i >= 0 && e.i < bound;
-                  });
-    if (proven)
+    if (!checksIndices(p, n))
       return buildTake(b, loc, n, args[0], args[1], argNode(0).outShape,
                        /*check=*/-1);
-    declareIndexError(b, module);
+    // (The error function was declared with the program: declareProgram.)
     int32_t check = indexChecks.size();
     indexChecks.push_back(b.getStringAttr(n.id));
     if (n.op == Op::Take)
@@ -218,7 +234,8 @@ Value Importer::importNode(const Program &p, const Node &n,
   llvm_unreachable("unhandled op class");
 }
 
-void Importer::importProgram(ModuleOp module, const Program &p) {
+Importer::Declared Importer::declareProgram(ModuleOp module,
+                                            const Program &p) {
   // Arguments: inputs and params, in document order.
   SmallVector<Type> argTypes;
   SmallVector<uint32_t> argNodes;
@@ -260,7 +277,8 @@ void Importer::importProgram(ModuleOp module, const Program &p) {
   else
     fn->setAttr(comm::CommDialect::kRanks, b.getDenseI64ArrayAttr(p.ranks));
   Block *entry = fn.addEntryBlock();
-  std::vector<Value> values(p.nodes.size());
+  Declared d{fn, std::vector<Value>(p.nodes.size()), {}};
+  std::vector<Value> &values = d.values;
   for (size_t i = 0; i < argNodes.size(); ++i) {
     const Node &n = p.nodes[argNodes[i]];
     fn.setArgAttr(i,
@@ -285,19 +303,30 @@ void Importer::importProgram(ModuleOp module, const Program &p) {
                        b.getStringAttr(*results[i].gradOf));
   }
 
-  b.setInsertionPointToStart(entry);
+  for (const Result &r : results)
+    d.returned.push_back(r.node);
+  // Declared here, in program order, so that the module reads the same
+  // however the bodies are built.
+  if (llvm::any_of(p.nodes, [&](const Node &n) { return checksIndices(p, n); }))
+    declareIndexError(b, module);
+  return d;
+}
+
+void Importer::importBody(const Program &p, Declared &d) {
+  locations.emplace(ctx, doc.file, p);
+  b.setInsertionPointToStart(&d.fn.getBody().front());
   indexChecks.clear();
   for (uint32_t i : p.order) {
     const Node &n = p.nodes[i];
     if (n.op != Op::Input && n.op != Op::Param)
-      values[i] = importNode(p, n, values);
+      d.values[i] = importNode(p, n, d.values);
   }
   if (!indexChecks.empty())
-    fn->setAttr(kIndexChecks, b.getArrayAttr(indexChecks));
+    d.fn->setAttr(kIndexChecks, b.getArrayAttr(indexChecks));
   SmallVector<Value> returned;
-  for (const Result &r : results)
-    returned.push_back(values[r.node]);
-  func::ReturnOp::create(b, fn.getLoc(), returned);
+  for (uint32_t node : d.returned)
+    returned.push_back(d.values[node]);
+  func::ReturnOp::create(b, d.fn.getLoc(), returned);
 }
 
 OwningOpRef<ModuleOp> Importer::run() {
@@ -329,8 +358,14 @@ OwningOpRef<ModuleOp> Importer::run() {
     module->getOperation()->setAttr(comm::CommDialect::kDataParallel,
                                     b.getDictionaryAttr(settings));
   }
+  std::vector<Declared> declared;
   for (const Program &p : doc.programs)
-    importProgram(this->module = *module, p);
+    declared.push_back(declareProgram(*module, p));
+  // The bodies, a program a thread: nodes are most of the work (10^6 of
+  // them in a pytato-sized document).
+  parallelFor(ctx, 0, declared.size(), [&](size_t i) {
+    Importer(ctx, doc).importBody(doc.programs[i], declared[i]);
+  });
   return module;
 }
 

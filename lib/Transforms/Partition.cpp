@@ -320,6 +320,10 @@ void ProgramPartitioner::outline(int32_t part, Operation *&insertAfter) {
   symbols.insert(partFn, std::next(Block::iterator(insertAfter)));
   insertAfter = partFn;
 
+  // The part's ops move into it (cloning a million ops and erasing the
+  // originals was most of this pass); free ops (constants, empty tensors)
+  // that other parts read too are copied. Operands made outside become the
+  // part's arguments.
   Block *entry = partFn.addEntryBlock();
   b.setInsertionPointToStart(entry);
   IRMapping map;
@@ -329,21 +333,25 @@ void ProgramPartitioner::outline(int32_t part, Operation *&insertAfter) {
   }
   for (Operation *def : cloned)
     b.clone(*def, map);
-  for (uint32_t n : nodes)
-    b.clone(*ops[n], map);
-  SmallVector<Value> results;
-  for (Value v : outputs)
-    results.push_back(map.lookup(v));
-  func::ReturnOp::create(b, loc, results);
+  for (uint32_t n : nodes) {
+    ops[n]->moveBefore(entry, entry->end());
+    ops[n]->walk([&](Operation *inner) {
+      for (OpOperand &operand : inner->getOpOperands())
+        if (Value to = map.lookupOrNull(operand.get()))
+          operand.set(to);
+    });
+  }
+  func::ReturnOp::create(b, loc, outputs.getArrayRef());
 
   // In the program: one call instead of the part's ops.
   b.setInsertionPoint(body.getTerminator());
   auto call = func::CallOp::create(b, loc, partFn, inputs.getArrayRef());
   for (auto [v, r] : llvm::zip(outputs, call.getResults()))
-    Value(v).replaceAllUsesWith(r);
-  for (uint32_t n : llvm::reverse(nodes)) {
+    Value(v).replaceUsesWithIf(r, [&](OpOperand &use) {
+      return !partFn->isAncestor(use.getOwner());
+    });
+  for (uint32_t n : nodes) {
     index.erase(ops[n]);
-    ops[n]->erase();
     ops[n] = nullptr;
   }
   calls.push_back(call);

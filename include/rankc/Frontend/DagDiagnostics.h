@@ -13,6 +13,8 @@
 #include "rankc/Frontend/Dag.h"
 
 #include "mlir/IR/Location.h"
+#include "mlir/IR/BuiltinAttributes.h"
+#include "llvm/ADT/StringMap.h"
 #include "llvm/ADT/StringRef.h"
 
 namespace rankc::dag {
@@ -22,6 +24,22 @@ namespace rankc::dag {
 mlir::Location makeLoc(mlir::MLIRContext *ctx, llvm::StringRef file, Pos pos,
                        const Program *program = nullptr,
                        llvm::StringRef nodeId = {}, llvm::StringRef op = {});
+
+/// makeLoc for the many nodes of one program: the file, the program and the
+/// dictionary's keys are uniqued once, not once a node (a 10^6-node import
+/// made five string attributes a node, each hashed under the context's
+/// lock). The same locations as makeLoc's.
+class NodeLocations {
+public:
+  NodeLocations(mlir::MLIRContext *ctx, llvm::StringRef file,
+                const Program &program);
+  mlir::Location get(Pos pos, llvm::StringRef nodeId, llvm::StringRef op);
+
+private:
+  mlir::MLIRContext *ctx;
+  mlir::StringAttr file, program, nodeKey, opKey, programKey;
+  llvm::StringMap<mlir::StringAttr> ops;
+};
 
 /// The DAG node id and op of a location, or "" when it names none.
 std::string dagNodeId(mlir::Location loc);
