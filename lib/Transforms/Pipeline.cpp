@@ -185,14 +185,21 @@ void rankc::buildCudaLoweringPipeline(mlir::OpPassManager &pm,
   pm.addPass(createCSEPass());
   // The kernels: to NVVM.
   pm.addNestedPass<gpu::GPUModuleOp>(createStripDebugInfoPass());
-  pm.addNestedPass<gpu::GPUModuleOp>(createConvertGpuOpsToNVVMOps());
+  // Kernels take memrefs as bare pointers (shapes, strides and offsets are
+  // static): one parameter a buffer rather than a descriptor's five or more,
+  // so less PTX for ptxas and fewer stores for the host to launch with.
+  ConvertGpuOpsToNVVMOpsOptions nvvm;
+  nvvm.useBarePtrCallConv = true;
+  pm.addNestedPass<gpu::GPUModuleOp>(createConvertGpuOpsToNVVMOps(nvvm));
   pm.addNestedPass<gpu::GPUModuleOp>(LLVM::createNVVMOptimizeForTargetPass());
   pm.addNestedPass<gpu::GPUModuleOp>(createCanonicalizerPass());
   pm.addNestedPass<gpu::GPUModuleOp>(createCSEPass());
   pm.addNestedPass<gpu::GPUModuleOp>(createReconcileUnrealizedCastsPass());
   // The host: launches to mgpu* calls; kernels serialized (LLVM NVPTX, then
   // ptxas for fatbin/bin), a module a thread, and embedded.
-  pm.addPass(createGpuToLLVMConversionPass());
+  GpuToLLVMConversionPassOptions host;
+  host.kernelBarePtrCallConv = true; // as the kernels were lowered
+  pm.addPass(createGpuToLLVMConversionPass(host));
   RankcGpuModulesToBinariesOptions binary;
   binary.compilationTarget = options.format;
   binary.toolkitPath = options.toolkit;

@@ -46,7 +46,10 @@ module attributes {comm.world_size = 1 : i64, comm.partitioned} {
 // CHECK-LABEL: llvm.func @rank0_part0(
 // CHECK: llvm.call @mgpuStreamCreate()
 // CHECK: llvm.call @mgpuMemAlloc(
+// Buffers go to kernels as bare pointers (their shapes are static): the
+// first kernel takes its loop bounds and two pointers, not two descriptors.
 // CHECK: gpu.launch_func <%[[S:.*]] : !llvm.ptr> @rankc_kernels::@rank0_part0_kernel blocks in
+// CHECK-SAME: : i64, %{{[0-9a-z]+}} : !llvm.ptr, %{{[0-9a-z]+}} : !llvm.ptr){{$}}
 // CHECK: gpu.launch_func <%[[S]] : !llvm.ptr> @rankc_kernels::@rank0_part0_kernel_0 blocks in
 // The part returns without waiting for its kernels: its results go to the
 // runtime (which waits for the stream itself) or to other parts.
@@ -55,6 +58,7 @@ module attributes {comm.world_size = 1 : i64, comm.partitioned} {
 // CHECK: gpu.binary @rankc_kernels [#gpu.object<#nvvm.target<O = 3, chip = "sm_90", features = "+ptx80">, {{.*}}.version 8.0
 // CHECK-SAME: .target sm_90
 // CHECK-SAME: .entry rank0_part0_kernel(
+// CHECK-SAME: .param .u64 .ptr .align 1 rank0_part0_kernel_param_6,\0A\09.param .u64 .ptr .align 1 rank0_part0_kernel_param_7\0A)
 // CHECK-SAME: ld.global.v4.b32
 // CHECK-SAME: ex2.approx
 // CHECK-SAME: st.global.v4.b32
