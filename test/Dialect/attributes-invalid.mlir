@@ -244,3 +244,19 @@ module attributes {comm.world_size = 16777216 : i64} {
 module attributes {comm.world_size = 16777216 : i64} {
   func.func @rank0() attributes {comm.ranks = array<i64: 0>} { return }
 }
+
+// -----
+
+// A comm.ranks of the wrong kind is its function's error, not a crash of
+// the module's rank cover (found by rankc-mlir-fuzzer).
+module attributes {comm.world_size = 1 : i64} {
+  // expected-error @+1 {{'comm.ranks' must be an array<i64> of ranks or "all"}}
+  func.func @a() attributes {comm.ranks = @"all"} { return }
+}
+
+// -----
+
+module attributes {comm.world_size = 1 : i64} {
+  // expected-error @+1 {{'comm.ranks' must be an array<i64> of ranks or "all"}}
+  func.func @a() attributes {comm.ranks = "some"} { return }
+}
