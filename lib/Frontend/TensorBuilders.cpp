@@ -12,6 +12,7 @@
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
+#include "mlir/IR/IRMapping.h"
 #include "llvm/ADT/APFloat.h"
 
 #include <cmath>
@@ -26,10 +27,54 @@ static Value emptyTensor(OpBuilder &b, Location loc,
   return tensor::EmptyOp::create(b, loc, shape, elem);
 }
 
+/// The scalar body as the same op on whole tensors, when it is one
+/// elementwise-mappable op of the arguments and nothing broadcasts:
+/// `arith.addf %a, %b : tensor<16xf32>` is one op where the generic is a
+/// tensor.empty, a linalg.generic, a block and a yield. The passes before
+/// lowering (verification, partitioning, the plan, printing) walk every op
+/// of documents of 10^6 nodes, most of them elementwise; the lowering's
+/// convert-elementwise-to-linalg turns these back into the generic.
+static Value onTensors(OpBuilder &b, Block &body, Value result,
+                       ValueRange inputs, llvm::ArrayRef<int64_t> shape) {
+  if (!llvm::hasSingleElement(body))
+    return {};
+  Operation &op = body.front();
+  if (op.getNumResults() != 1 || op.getResult(0) != result ||
+      op.getNumRegions() != 0 || !OpTrait::hasElementwiseMappableTraits(&op))
+    return {};
+  for (Value in : inputs)
+    if (cast<RankedTensorType>(in.getType()).getShape() != shape)
+      return {};
+  IRMapping map;
+  for (auto [arg, in] : llvm::zip(body.getArguments(), inputs))
+    map.map(arg, in);
+  for (Value v : op.getOperands())
+    if (!map.contains(v))
+      return {};
+  Operation *onTensor = b.clone(op, map);
+  onTensor->getResult(0).setType(
+      RankedTensorType::get(shape, result.getType()));
+  return onTensor->getResult(0);
+}
+
 Value buildElementwise(OpBuilder &b, Location loc, ValueRange inputs,
                        llvm::ArrayRef<int64_t> shape, DType out,
                        ScalarBody body) {
   MLIRContext *ctx = b.getContext();
+  // The scalar body first, in a block of its own: it becomes the generic's
+  // region, or is applied to the tensors directly.
+  auto block = std::make_unique<Block>();
+  for (Value in : inputs)
+    block->addArgument(getElementTypeOrSelf(in.getType()), loc);
+  Value result;
+  {
+    OpBuilder::InsertionGuard guard(b);
+    b.setInsertionPointToEnd(block.get());
+    result = body(b, loc, block->getArguments());
+  }
+  if (Value onTensor = onTensors(b, *block, result, inputs, shape))
+    return onTensor;
+
   unsigned rank = shape.size();
   SmallVector<AffineMap> maps;
   for (Value in : inputs) {
@@ -49,12 +94,13 @@ Value buildElementwise(OpBuilder &b, Location loc, ValueRange inputs,
   Type elem = elementType(ctx, out);
   Value init = emptyTensor(b, loc, shape, elem);
   SmallVector<utils::IteratorType> iters(rank, utils::IteratorType::parallel);
-  auto generic = linalg::GenericOp::create(
-      b, loc, TypeRange{init.getType()}, inputs, ValueRange{init}, maps, iters,
-      [&](OpBuilder &nb, Location nloc, ValueRange args) {
-        Value r = body(nb, nloc, args.drop_back());
-        linalg::YieldOp::create(nb, nloc, r);
-      });
+  auto generic = linalg::GenericOp::create(b, loc, TypeRange{init.getType()},
+                                           inputs, ValueRange{init}, maps,
+                                           iters);
+  block->addArgument(elem, loc);
+  generic.getRegion().push_back(block.release());
+  OpBuilder inBody = OpBuilder::atBlockEnd(&generic.getRegion().front());
+  linalg::YieldOp::create(inBody, loc, result);
   return generic.getResult(0);
 }
 

@@ -133,7 +133,16 @@ void ProgramPartitioner::assignLevels() {
   }
 }
 
+/// An elementwise op on a whole tensor (as the importer writes most nodes).
+static bool isTensorElementwise(Operation *op) {
+  return op->getNumResults() == 1 &&
+         isa<RankedTensorType>(op->getResult(0).getType()) &&
+         OpTrait::hasElementwiseMappableTraits(op);
+}
+
 static bool isElementwise(Operation *op) {
+  if (isTensorElementwise(op))
+    return true;
   auto linalgOp = dyn_cast<linalg::LinalgOp>(op);
   return linalgOp && op->getNumResults() == 1 &&
          linalg::isElementwise(linalgOp);
@@ -142,6 +151,8 @@ static bool isElementwise(Operation *op) {
 /// Elementwise, and at most a few arith ops per element: cheaper to
 /// recompute in its user's loop than to store and load.
 static bool isCheapElementwise(Operation *op) {
+  if (isTensorElementwise(op))
+    return isa<arith::ArithDialect>(op->getDialect());
   if (!isElementwise(op))
     return false;
   unsigned count = 0;

@@ -50,6 +50,9 @@ void rankc::buildCpuLoweringPipeline(mlir::OpPassManager &pm,
                                      bool bulkSynchronous, int64_t threads) {
   pm.addPass(createCommLowerToRuntime(
       CommLowerToRuntimeOptions{bulkSynchronous}));
+  // Elementwise ops on whole tensors (the importer's form of most nodes)
+  // become linalg.generic, as every other loop nest already is.
+  pm.addNestedPass<mlir::func::FuncOp>(mlir::createConvertElementwiseToLinalgPass());
   // Chains of elementwise ops become one linalg.generic, hence one loop
   // nest; transposes fold into the GEMMs that read them.
   pm.addPass(createRankcFuseElementwise());
@@ -134,6 +137,9 @@ void rankc::buildCudaLoweringPipeline(mlir::OpPassManager &pm,
   using namespace mlir;
   pm.addPass(createCommLowerToRuntime(
       CommLowerToRuntimeOptions{bulkSynchronous}));
+  // Elementwise ops on whole tensors (the importer's form of most nodes)
+  // become linalg.generic, as every other loop nest already is.
+  pm.addNestedPass<func::FuncOp>(mlir::createConvertElementwiseToLinalgPass());
   // Chains of elementwise ops become one linalg.generic, hence one kernel;
   // transposes fold into the GEMMs that read them.
   pm.addPass(createRankcFuseElementwise());
