@@ -12,6 +12,7 @@
 #include "rankc/Frontend/LoadProgram.h"
 #include "rankc/Target/Executable.h"
 #include "rankc/Target/Plan.h"
+#include "rankc/Target/PrintMLIR.h"
 #include "rankc/InitAll.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
@@ -286,14 +287,7 @@ int writeDepfile(const Options &o, llvm::ArrayRef<std::string> outputs,
 
 int emitMLIR(ModuleOp module, const Options &o) {
   return writeOutput(o, [&](llvm::raw_ostream &os) {
-    // Locations are part of the program: they name the DAG file, program
-    // and node, and survive a round trip through `.mlir`.
-    OpPrintingFlags flags;
-    flags.enableDebugInfo(/*enable=*/true, /*prettyForm=*/false);
-    // Verified after the passes already: printing would verify it again
-    // (seconds at 10^6 nodes) to choose between the custom and generic form.
-    flags.assumeVerified();
-    module->print(os, flags);
+    rankc::printMLIR(module, os);
     return success();
   });
 }
