@@ -8,10 +8,12 @@
 
 #include "rankc/Dialect/Comm/Comm.h"
 #include "rankc/Frontend/DagDiagnostics.h"
+#include "rankc/Driver/CompileCache.h"
 #include "rankc/Driver/Driver.h"
 #include "rankc/Frontend/LoadProgram.h"
 #include "rankc/Target/Executable.h"
 #include "rankc/Target/Plan.h"
+#include "rankc/Target/RuntimeFiles.h"
 #include "rankc/Target/PrintMLIR.h"
 #include "rankc/InitAll.h"
 
@@ -26,11 +28,14 @@
 #include "mlir/IR/MLIRContext.h"
 #include "mlir/Support/FileUtilities.h"
 #include "llvm/ADT/StringExtras.h"
+#include "llvm/Config/llvm-config.h"
 #include "llvm/Support/Format.h"
+#include "llvm/Support/FormatVariadic.h"
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/InitLLVM.h"
 #include "llvm/Support/Path.h"
 #include "llvm/Support/SourceMgr.h"
+#include "llvm/TargetParser/Host.h"
 #include "llvm/Support/ToolOutputFile.h"
 #include "llvm/Support/raw_ostream.h"
 
@@ -51,6 +56,8 @@ const char *kUsage =
     "                     [--bucket-order ready|ddp-initial]\n"
     "                     [--schedule overlap|bulk-synchronous] [--verbose]\n"
     "                     [--runtime-dir DIR] [--depfile FILE] [--print-outputs]\n"
+    "                     [--cache-dir DIR]  (or $RANKC_CACHE_DIR: builds kept\n"
+    "                                         by content, copied when unchanged)\n"
     "       rankc check INPUT\n"
     "       rankc import INPUT -o OUT   (the frontend only: comm-level MLIR\n"
     "                                    before verification and partitioning)\n"
@@ -65,7 +72,7 @@ struct Options {
   std::optional<double> bucketCapMb, firstBucketCapMb;
   std::optional<int64_t> threads;
   std::optional<std::string> bucketOrder;
-  std::string runtimeDir, depfile;
+  std::string runtimeDir, depfile, cacheDir;
   bool printOutputs = false;
   bool timing = false;
   bool bulkSynchronous = false;
@@ -129,6 +136,10 @@ Options parseCommandLine(int argc, char **argv) {
                    o.emit + "'");
     } else if (isCompile && name == "--runtime-dir") {
       o.runtimeDir = value().str();
+    } else if (isCompile && name == "--cache-dir") {
+      o.cacheDir = value().str();
+      if (o.cacheDir.empty())
+        usageError("--cache-dir needs a folder");
     } else if (isCompile && name == "--depfile") {
       o.depfile = value().str();
     } else if (isCompile && name == "--print-outputs") {
@@ -184,6 +195,9 @@ Options parseCommandLine(int argc, char **argv) {
   }
   if (o.input.empty())
     usageError("missing INPUT");
+  if (o.cacheDir.empty())
+    if (const char *env = std::getenv("RANKC_CACHE_DIR"))
+      o.cacheDir = env;
   if (o.command != "check" && o.output.empty())
     usageError("missing -o OUT");
   if (o.emit == "ptx" && o.target != "cuda")
@@ -285,6 +299,60 @@ int writeDepfile(const Options &o, llvm::ArrayRef<std::string> outputs,
   });
 }
 
+/// Everything a build's outputs depend on, into the cache's key.
+void keyCache(rankc::CompileCache &cache, const Options &o,
+              const rankc::RuntimeFiles &runtime, const char *argv0) {
+  cache.add("format", "rankc compile cache 1");
+  cache.addFile("rankc", llvm::sys::fs::getMainExecutable(
+                             argv0, (void *)&usageError));
+  cache.add("llvm", LLVM_VERSION_STRING);
+  cache.addFile("runtime", runtime.host);
+  cache.addFile("runtime-cuda", o.target == "cuda" ? runtime.cuda : "");
+  cache.add("mpich", runtime.mpich);
+  cache.add("openmp", runtime.openmp);
+  cache.add("host-cpu", llvm::sys::getHostCPUName());
+  cache.addFile("input", o.input);
+  cache.add("input-name", llvm::sys::path::filename(o.input));
+  cache.add("target", o.target);
+  cache.add("emit", o.emit);
+  cache.add("cuda-chip", o.cudaChip.value_or(""));
+  cache.add("precision", o.precision.value_or(""));
+  cache.add("cpu", o.cpu.value_or(""));
+  cache.add("threads", o.threads ? std::to_string(*o.threads) : "");
+  auto mib = [](std::optional<double> v) {
+    return v ? llvm::formatv("{0:e17}", *v).str() : std::string();
+  };
+  cache.add("bucket-cap-mb", mib(o.bucketCapMb));
+  cache.add("first-bucket-cap-mb", mib(o.firstBucketCapMb));
+  cache.add("bucket-order", o.bucketOrder.value_or(""));
+  cache.add("schedule", o.bulkSynchronous ? "bulk-synchronous" : "overlap");
+  if (o.target == "cuda") {
+    std::string why;
+    std::string toolkit = rankc::CudaOptions::findToolkit(why);
+    cache.add("cuda-toolkit", toolkit);
+    llvm::SmallString<256> ptxas(toolkit);
+    llvm::sys::path::append(ptxas, "bin", "ptxas");
+    llvm::sys::fs::file_status st;
+    if (!llvm::sys::fs::status(ptxas, st))
+      cache.add("ptxas", std::to_string(st.getSize()) + "@" +
+                             std::to_string(llvm::sys::toTimeT(
+                                 st.getLastModificationTime())));
+  }
+}
+
+/// OUT/x for the outputs a cache entry lists relative to OUT.
+std::vector<std::string> underOutput(const Options &o,
+                                     llvm::ArrayRef<std::string> relative) {
+  std::vector<std::string> paths;
+  for (const std::string &r : relative) {
+    llvm::SmallString<256> p(o.output);
+    if (r != ".")
+      llvm::sys::path::append(p, r);
+    paths.push_back(p.str().str());
+  }
+  return paths;
+}
+
 int emitMLIR(ModuleOp module, const Options &o) {
   return writeOutput(o, [&](llvm::raw_ostream &os) {
     rankc::printMLIR(module, os);
@@ -346,6 +414,32 @@ int main(int argc, char **argv) {
     for (const std::string &f : outputsOf(*module, o))
       llvm::outs() << f << "\n";
     return 0;
+  }
+
+  // --cache-dir: the outputs of a build of the same input, options and
+  // rankc are copied instead of built again.
+  std::optional<rankc::CompileCache> cache;
+  rankc::RuntimeFiles cacheRuntime;
+  if (!o.cacheDir.empty() && (o.emit == "exe" || o.emit == "lib")) {
+    std::string why;
+    cacheRuntime = rankc::findRuntime(o.runtimeDir, argv[0],
+                                      (void *)&usageError, why);
+    std::vector<std::string> relative;
+    mlir::TimingScope lookup = timing.nest("compile cache");
+    cache.emplace(o.cacheDir);
+    keyCache(*cache, o, cacheRuntime, argv[0]);
+    bool hit = cache->restore(o.output, relative);
+    lookup.stop();
+    if (hit) {
+      if (o.verbose)
+        llvm::errs() << "rankc: compile cache hit: " << cache->entry()
+                     << "\n";
+      if (o.depfile.empty())
+        return exitNow(0);
+      std::vector<std::string> read = {
+          o.input, o.target == "cuda" ? cacheRuntime.cuda : cacheRuntime.host};
+      return exitNow(writeDepfile(o, underOutput(o, relative), read));
+    }
   }
 
   rankc::CompileOptions options;
@@ -454,6 +548,18 @@ int main(int argc, char **argv) {
   build.emit = o.emit == "lib" ? rankc::Emit::Lib : rankc::Emit::Exe;
   build.inputName = llvm::sys::path::filename(o.input).str();
   read.push_back(build.cuda ? build.runtime.cuda : build.runtime.host);
-  return exitNow(
-      finish(failed(rankc::writePrograms(*module, o.output, timing, build))));
+  if (failed(rankc::writePrograms(*module, o.output, timing, build)))
+    return exitNow(1);
+  if (cache) {
+    mlir::TimingScope storing = timing.nest("compile cache");
+    std::vector<std::string> relative;
+    for (const std::string &f : outputsOf(*module, o)) {
+      llvm::StringRef r(f);
+      r.consume_front(o.output);
+      r = r.ltrim('/');
+      relative.push_back(r.empty() ? "." : r.str());
+    }
+    cache->store(o.output, relative);
+  }
+  return exitNow(finish(0));
 }

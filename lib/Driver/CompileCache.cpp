@@ -1,0 +1,147 @@
+//===- CompileCache.cpp - finished builds kept by content -----------------===//
+//
+// An entry is a folder DIR/<key> holding `out` (a copy of OUT, file or
+// folder) and `outputs` (the files a depfile names, relative to OUT). It is
+// written under a temporary name and renamed into place, so a reader sees a
+// whole entry or none, and two builds storing the same key at once are
+// harmless (the second rename fails; both entries were the same bytes).
+//
+//===----------------------------------------------------------------------===//
+
+#include "rankc/Driver/CompileCache.h"
+
+#include "llvm/ADT/SmallString.h"
+#include "llvm/ADT/StringExtras.h"
+#include "llvm/Support/FileSystem.h"
+#include "llvm/Support/MemoryBuffer.h"
+#include "llvm/Support/Path.h"
+#include "llvm/Support/Process.h"
+#include "llvm/Support/raw_ostream.h"
+
+namespace fs = llvm::sys::fs;
+namespace path = llvm::sys::path;
+
+namespace rankc {
+
+void CompileCache::add(llvm::StringRef name, llvm::StringRef value) {
+  // Lengths first: ("ab", "c") and ("a", "bc") are different keys.
+  std::string field = llvm::utostr(name.size()) + ":" + name.str() +
+                      llvm::utostr(value.size()) + ":";
+  hash.update(field);
+  hash.update(value);
+}
+
+void CompileCache::addFile(llvm::StringRef name, llvm::StringRef file) {
+  if (file.empty()) {
+    add(name, "(none)");
+    return;
+  }
+  auto buffer = llvm::MemoryBuffer::getFile(file, /*IsText=*/false,
+                                            /*RequiresNullTerminator=*/false);
+  add(name, buffer ? (*buffer)->getBuffer() : llvm::StringRef("(unreadable)"));
+}
+
+const std::string &CompileCache::entry() {
+  if (entryDir.empty()) {
+    auto digest = hash.final();
+    llvm::SmallString<256> p(dir);
+    path::append(p, llvm::toHex(digest, /*LowerCase=*/true));
+    entryDir = p.str().str();
+  }
+  return entryDir;
+}
+
+/// Copies the file or folder `from` to `to` (which does not exist), keeping
+/// each file's permissions (the executables and `launch` stay executable).
+static std::error_code copyTree(llvm::StringRef from, llvm::StringRef to) {
+  fs::file_status st;
+  if (std::error_code ec = fs::status(from, st))
+    return ec;
+  if (!fs::is_directory(st)) {
+    if (std::error_code ec = fs::copy_file(from, to))
+      return ec;
+    return fs::setPermissions(to, st.permissions());
+  }
+  if (std::error_code ec = fs::create_directories(to))
+    return ec;
+  std::error_code ec;
+  for (fs::directory_iterator it(from, ec), end; !ec && it != end;
+       it.increment(ec)) {
+    llvm::SmallString<256> target(to);
+    path::append(target, path::filename(it->path()));
+    if (std::error_code sub = copyTree(it->path(), target))
+      return sub;
+  }
+  return ec;
+}
+
+/// Puts `staged` where `out` is, replacing it whole.
+static std::error_code swapIn(llvm::StringRef staged, llvm::StringRef out) {
+  if (fs::is_directory(out))
+    fs::remove_directories(out);
+  return fs::rename(staged, out);
+}
+
+bool CompileCache::restore(llvm::StringRef out,
+                           std::vector<std::string> &outputs) {
+  llvm::SmallString<256> tree(entry()), list(entry());
+  path::append(tree, "out");
+  path::append(list, "outputs");
+  auto buffer = llvm::MemoryBuffer::getFile(list, /*IsText=*/true);
+  if (!buffer || !fs::exists(tree))
+    return false;
+  outputs.clear();
+  llvm::SmallVector<llvm::StringRef> lines;
+  (*buffer)->getBuffer().split(lines, '\n', -1, /*KeepEmpty=*/false);
+  for (llvm::StringRef line : lines)
+    outputs.push_back(line.str());
+  std::string staged = out.str() + ".rankc-tmp";
+  fs::remove_directories(staged);
+  fs::remove(staged);
+  if (copyTree(tree, staged) || swapIn(staged, out)) {
+    fs::remove_directories(staged);
+    fs::remove(staged);
+    return false;
+  }
+  return true;
+}
+
+void CompileCache::store(llvm::StringRef out,
+                         llvm::ArrayRef<std::string> outputs) {
+  auto warn = [&](const llvm::Twine &what, std::error_code ec) {
+    llvm::errs() << "warning: compile cache '" << dir << "': " << what
+                 << ": " << ec.message() << " (the build itself is done)\n";
+  };
+  if (std::error_code ec = fs::create_directories(dir))
+    return warn("cannot create it", ec);
+  llvm::SmallString<256> complete(entry());
+  path::append(complete, "outputs");
+  if (fs::exists(complete))
+    return;
+  // What is there is no whole entry (restore refused it): replaced.
+  fs::remove_directories(entry());
+  std::string staged =
+      entry() + ".tmp-" + llvm::utostr(llvm::sys::Process::getProcessId());
+  fs::remove_directories(staged);
+  llvm::SmallString<256> tree(staged), list(staged);
+  path::append(tree, "out");
+  path::append(list, "outputs");
+  std::error_code ec = fs::create_directories(staged);
+  if (!ec)
+    ec = copyTree(out, tree);
+  if (!ec) {
+    llvm::raw_fd_ostream os(list, ec);
+    for (const std::string &o : outputs)
+      os << o << "\n";
+  }
+  if (ec) {
+    fs::remove_directories(staged);
+    return warn("cannot store the build", ec);
+  }
+  // Another build of the same key may have stored it meanwhile: the rename
+  // then fails, and its entry is as good as this one.
+  if (fs::rename(staged, entry()))
+    fs::remove_directories(staged);
+}
+
+} // namespace rankc
