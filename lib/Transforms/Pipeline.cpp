@@ -113,6 +113,8 @@ void rankc::buildCpuLoweringPipeline(mlir::OpPassManager &pm,
   if (threads > 1)
     pm.addPass(mlir::createConvertOpenMPToLLVMPass());
   pm.addPass(mlir::createReconcileUnrealizedCastsPass());
+  // The schedule's one long block, cut for linear -O0 code generation.
+  pm.addNestedPass<mlir::LLVM::LLVMFuncOp>(createRankcSplitGlueBlocks());
 }
 
 /// Bufferizes a program module after its messages are lowered to the
@@ -214,6 +216,8 @@ void rankc::buildCudaLoweringPipeline(mlir::OpPassManager &pm,
   pm.addPass(createCanonicalizerPass());
   pm.addPass(createCSEPass());
   pm.addPass(createReconcileUnrealizedCastsPass());
+  // After the canonicalizer, which would merge the blocks again.
+  pm.addNestedPass<LLVM::LLVMFuncOp>(createRankcSplitGlueBlocks());
 }
 
 std::string rankc::CudaOptions::findToolkit(std::string &why) {
