@@ -26,7 +26,15 @@ llvm::Error rankc::optimizeModule(llvm::Module &module,
                                                   /*DebugLogging=*/false);
   instrumentations.registerCallbacks(callbacks, &mam);
   llvm::PipelineTuningOptions tuning;
-  tuning.LoopUnrolling = true;
+  // No loop unrolling (full, partial or runtime): the vectorizer's
+  // interleaving already gives the loops their independent streams, and
+  // what the unroller added grew with the trip counts, so with the tensors:
+  // the d=1024 transformer step compiled 1.5x slower than the d=256 one
+  // through the same loop nests, and unrolled code was 3/4 of -O3's output
+  // (4x the instructions). Without it the two compile in the same time,
+  // resnet18 compiles in 1.9 s instead of 4.5, and no step got slower
+  // (bench/RESULTS.md, "Linear code generation, no unrolling").
+  tuning.LoopUnrolling = false;
   tuning.LoopInterleaving = true;
   tuning.LoopVectorization = true;
   tuning.SLPVectorization = true;
