@@ -67,10 +67,17 @@ struct GpuMergeKernelModulesPass
     size_t filled = 0;
     // Old (module, kernel) -> new (module, kernel).
     DenseMap<std::pair<StringAttr, StringAttr>, SymbolRefAttr> renamed;
+    // The merged modules go first in the module, in order: every symbol
+    // lookup without a table (the gpu.container_module verifier's, a
+    // kernel a launch, after every pass) scans the module from its start,
+    // and a program's thousand part functions before the kernels made that
+    // quadratic.
+    b.setInsertionPointToStart(module.getBody());
     for (auto [m, n] : llvm::zip_equal(single, size)) {
       if (!merged || (filled > 0 && filled + n > budget)) {
         // (insert renames a taken name: rankc_kernels_0, _1, ...)
-        b.setInsertionPoint(m);
+        if (merged)
+          b.setInsertionPointAfter(merged);
         merged = gpu::GPUModuleOp::create(b, module.getLoc(), kMerged);
         symbols.insert(merged);
         filled = 0;

@@ -171,7 +171,7 @@ void rankc::buildCudaLoweringPipeline(mlir::OpPassManager &pm,
   // waits for them only before it calls out (the runtime, a part) or returns.
   pm.addNestedPass<func::FuncOp>(createGpuAsyncRegionPass());
   // ... except before a GEMM: cuBLAS is queued on the kernels' stream.
-  pm.addNestedPass<func::FuncOp>(createRankcGpuStreamOrderedCalls());
+  pm.addPass(createRankcGpuStreamOrderedCalls());
   // What is left on the host launches kernels and calls the runtime: -O0.
   pm.addNestedPass<func::FuncOp>(createRankcOptimizeNoneGlue());
 

@@ -3,28 +3,32 @@
 
 // Two outlined kernels (same function name, different modules) end up in
 // one module, named after the modules they came from; launches follow.
-// A module that holds more than its kernel stays as it is.
+// A module that holds more than its kernel stays as it is. The merged
+// modules go first in the module (symbol lookups without a table scan from
+// the start: the container-module verifier's, one a launch).
+// CHECK: module attributes {gpu.container_module} {
+// CHECK-NEXT: gpu.module @rankc_kernels {
+// CHECK-NEXT: gpu.func @part0_kernel(%{{.*}}: memref<4xf32>) kernel
+// CHECK: gpu.func @part0_kernel_0(%{{.*}}: memref<4xf32>) kernel
 // CHECK-LABEL: func.func @host(
 // CHECK: gpu.launch_func @rankc_kernels::@part0_kernel
 // CHECK: gpu.launch_func @rankc_kernels::@part0_kernel_0
 // CHECK: gpu.launch_func @other::@k
-// CHECK: gpu.module @rankc_kernels {
-// CHECK-NEXT: gpu.func @part0_kernel(%{{.*}}: memref<4xf32>) kernel
-// CHECK: gpu.func @part0_kernel_0(%{{.*}}: memref<4xf32>) kernel
 // CHECK-NOT: gpu.module @part0_kernel
 // CHECK: gpu.module @other
 // With a budget of 3 operations (each kernel is 2: its func and return) the
 // kernels go into two modules, in program order, and launches follow.
-// CUT-LABEL: func.func @host(
-// CUT: gpu.launch_func @rankc_kernels::@part0_kernel
-// CUT: gpu.launch_func @rankc_kernels_0::@part0_kernel_0
-// CUT: gpu.launch_func @other::@k
-// CUT: gpu.module @rankc_kernels {
+// CUT: module attributes {gpu.container_module} {
+// CUT-NEXT: gpu.module @rankc_kernels {
 // CUT-NEXT: gpu.func @part0_kernel(
 // CUT-NOT: gpu.func
 // CUT: gpu.module @rankc_kernels_0 {
 // CUT-NEXT: gpu.func @part0_kernel_0(
 // CUT-NOT: gpu.func
+// CUT-LABEL: func.func @host(
+// CUT: gpu.launch_func @rankc_kernels::@part0_kernel
+// CUT: gpu.launch_func @rankc_kernels_0::@part0_kernel_0
+// CUT: gpu.launch_func @other::@k
 // CUT: gpu.module @other
 module attributes {gpu.container_module} {
   func.func @host(%m: memref<4xf32>) {

@@ -30,6 +30,16 @@ module attributes {comm.world_size = 1 : i64, comm.partitioned} {
   }
 }
 
+// The kernels, first in the module (rankc-gpu-merge-kernel-modules):
+// CHECK: gpu.binary @rankc_kernels [#gpu.object<#nvvm.target<O = 3, chip = "sm_90", features = "+ptx80">, {{.*}}.version 8.0
+// CHECK-SAME: .target sm_90
+// CHECK-SAME: .entry rank0_part0_kernel(
+// CHECK-SAME: .param .u64 .ptr .align 1 rank0_part0_kernel_param_6,\0A\09.param .u64 .ptr .align 1 rank0_part0_kernel_param_7\0A)
+// CHECK-SAME: ld.global.v4.b32
+// CHECK-SAME: ex2.approx
+// CHECK-SAME: st.global.v4.b32
+// CHECK-SAME: .entry rank0_part0_kernel_0(
+// CHECK-SAME: mul.rn.f32
 // CHECK-LABEL: llvm.func @rank0(
 // CHECK: llvm.call @rankc_rt_irecv(
 // CHECK: llvm.call @rankc_rt_part_begin(
@@ -49,14 +59,5 @@ module attributes {comm.world_size = 1 : i64, comm.partitioned} {
 // runtime (which waits for the stream itself) or to other parts.
 // CHECK-NOT: llvm.call @mgpuStreamSynchronize
 // CHECK: llvm.return
-// CHECK: gpu.binary @rankc_kernels [#gpu.object<#nvvm.target<O = 3, chip = "sm_90", features = "+ptx80">, {{.*}}.version 8.0
-// CHECK-SAME: .target sm_90
-// CHECK-SAME: .entry rank0_part0_kernel(
-// CHECK-SAME: .param .u64 .ptr .align 1 rank0_part0_kernel_param_6,\0A\09.param .u64 .ptr .align 1 rank0_part0_kernel_param_7\0A)
-// CHECK-SAME: ld.global.v4.b32
-// CHECK-SAME: ex2.approx
-// CHECK-SAME: st.global.v4.b32
-// CHECK-SAME: .entry rank0_part0_kernel_0(
-// CHECK-SAME: mul.rn.f32
 // CHECK: llvm.func @rankc_entry()
 // SM80: gpu.binary @rankc_kernels [#gpu.object<#nvvm.target<O = 3, chip = "sm_80", features = "+ptx80">

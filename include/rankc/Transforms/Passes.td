@@ -529,7 +529,7 @@ def RankcGpuMergeKernelModules : Pass<"rankc-gpu-merge-kernel-modules", "mlir::M
   let dependentDialects = ["mlir::gpu::GPUDialect"];
 }
 
-def RankcGpuStreamOrderedCalls : Pass<"rankc-gpu-stream-ordered-calls", "mlir::func::FuncOp"> {
+def RankcGpuStreamOrderedCalls : Pass<"rankc-gpu-stream-ordered-calls", "mlir::ModuleOp"> {
   let summary = "Let calls that enqueue on the kernels' stream go without a host wait";
   let description = [{
     `gpu-async-region` makes the host wait for the GPU (`gpu.wait [%t]`)
