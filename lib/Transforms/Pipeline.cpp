@@ -46,6 +46,11 @@ mlir::LogicalResult rankc::runVerifyingOnce(mlir::PassManager &pm,
 
 static void buildBufferization(mlir::OpPassManager &pm);
 
+// Passes that see one function at a time are nested (on func.func, or on
+// every function and gpu.module: nestAny), never run on the whole module:
+// the pass manager then runs them on the context's threads, a function
+// each, and one program of a thousand parts uses every core, not one
+// (issue 15). The result does not depend on the threads.
 void rankc::buildCpuLoweringPipeline(mlir::OpPassManager &pm,
                                      bool bulkSynchronous, int64_t threads) {
   pm.addPass(createCommLowerToRuntime(
@@ -55,7 +60,7 @@ void rankc::buildCpuLoweringPipeline(mlir::OpPassManager &pm,
   pm.addNestedPass<mlir::func::FuncOp>(mlir::createConvertElementwiseToLinalgPass());
   // Chains of elementwise ops become one linalg.generic, hence one loop
   // nest; transposes fold into the GEMMs that read them.
-  pm.addPass(createRankcFuseElementwise());
+  pm.addNestedPass<mlir::func::FuncOp>(createRankcFuseElementwise());
   // Halo updates read their concat's pieces where they are.
   pm.addNestedPass<mlir::func::FuncOp>(createRankcSplitOverConcat());
   // What is left of a shape and read more than once: one loop nest.
@@ -87,11 +92,13 @@ void rankc::buildCpuLoweringPipeline(mlir::OpPassManager &pm,
     // the stack at every iteration.
     pm.addPass(mlir::createCanonicalizerPass());
   } else {
-    pm.addPass(mlir::createConvertLinalgToLoopsPass());
+    pm.addNestedPass<mlir::func::FuncOp>(
+        mlir::createConvertLinalgToLoopsPass());
   }
-  pm.addPass(mlir::createLowerAffinePass());
-  pm.addPass(mlir::createSCFToControlFlowPass());
-  pm.addPass(mlir::memref::createExpandStridedMetadataPass());
+  pm.addNestedPass<mlir::func::FuncOp>(mlir::createLowerAffinePass());
+  pm.addNestedPass<mlir::func::FuncOp>(mlir::createSCFToControlFlowPass());
+  pm.addNestedPass<mlir::func::FuncOp>(
+      mlir::memref::createExpandStridedMetadataPass());
   // memref.alloc calls _mlir_memref_to_llvm_alloc, which the runtime
   // serves from its step arenas (runtime/Arena.h), not malloc.
   // Through its aligned entry point (the arena aligns every buffer to 256
@@ -104,15 +111,16 @@ void rankc::buildCpuLoweringPipeline(mlir::OpPassManager &pm,
   memrefToLLVM.useAlignedAlloc = true;
   pm.addPass(mlir::createFinalizeMemRefToLLVMConversionPass(memrefToLLVM));
   // What LLVM has intrinsics for first; the rest (erf, ...) from libm.
-  pm.addPass(mlir::createConvertMathToLLVMPass());
+  pm.addNestedPass<mlir::func::FuncOp>(mlir::createConvertMathToLLVMPass());
   pm.addPass(mlir::createConvertMathToLibmPass());
-  pm.addPass(mlir::createArithToLLVMConversionPass());
-  pm.addPass(mlir::createConvertIndexToLLVMPass());
+  pm.addNestedPass<mlir::func::FuncOp>(
+      mlir::createArithToLLVMConversionPass());
+  pm.addNestedPass<mlir::func::FuncOp>(mlir::createConvertIndexToLLVMPass());
   pm.addPass(mlir::createConvertFuncToLLVMPass());
   pm.addPass(mlir::createConvertControlFlowToLLVMPass());
   if (threads > 1)
     pm.addPass(mlir::createConvertOpenMPToLLVMPass());
-  pm.addPass(mlir::createReconcileUnrealizedCastsPass());
+  pm.nestAny().addPass(mlir::createReconcileUnrealizedCastsPass());
   // The schedule's one long block, cut for linear -O0 code generation.
   pm.addNestedPass<mlir::LLVM::LLVMFuncOp>(createRankcSplitGlueBlocks());
 }
@@ -120,8 +128,14 @@ void rankc::buildCpuLoweringPipeline(mlir::OpPassManager &pm,
 /// Bufferizes a program module after its messages are lowered to the
 /// runtime: the part every backend shares.
 static void buildBufferization(mlir::OpPassManager &pm) {
-  pm.addPass(mlir::bufferization::createEmptyTensorToAllocTensorPass());
+  pm.addNestedPass<mlir::func::FuncOp>(
+      mlir::bufferization::createEmptyTensorToAllocTensorPass());
+  // Tensor constants' globals in program order, so that they are the same
+  // on every run (one-shot-bufferize would make them in an order that
+  // depends on pointers); of its alignment, so that it reuses them.
   mlir::bufferization::OneShotBufferizePassOptions bufferize;
+  pm.addPass(rankc::createRankcConstantGlobals(
+      rankc::RankcConstantGlobalsOptions{bufferize.bufferAlignment}));
   bufferize.bufferizeFunctionBoundaries = true;
   bufferize.functionBoundaryTypeConversion =
       mlir::bufferization::LayoutMapOption::IdentityLayoutMap;
@@ -129,8 +143,8 @@ static void buildBufferization(mlir::OpPassManager &pm) {
   // A result written in place through a subview is "copied" onto an equal
   // subview of its own buffer: CSE makes the two one value, and the
   // canonicalizer then drops the copy onto itself.
-  pm.addPass(mlir::createCSEPass());
-  pm.addPass(mlir::createCanonicalizerPass());
+  pm.addNestedPass<mlir::func::FuncOp>(mlir::createCSEPass());
+  pm.addNestedPass<mlir::func::FuncOp>(mlir::createCanonicalizerPass());
 }
 
 void rankc::buildCudaLoweringPipeline(mlir::OpPassManager &pm,
@@ -144,7 +158,7 @@ void rankc::buildCudaLoweringPipeline(mlir::OpPassManager &pm,
   pm.addNestedPass<func::FuncOp>(mlir::createConvertElementwiseToLinalgPass());
   // Chains of elementwise ops become one linalg.generic, hence one kernel;
   // transposes fold into the GEMMs that read them.
-  pm.addPass(createRankcFuseElementwise());
+  pm.addNestedPass<mlir::func::FuncOp>(createRankcFuseElementwise());
   // Halo updates read their concat's pieces where they are: one kernel per
   // piece, written in place, and no copy of the concat.
   pm.addNestedPass<func::FuncOp>(createRankcSplitOverConcat());
@@ -178,19 +192,22 @@ void rankc::buildCudaLoweringPipeline(mlir::OpPassManager &pm,
   // From here on, the stages of upstream's gpu-lower-to-nvvm-pipeline
   // (mlir/lib/Dialect/GPU/Pipelines/GPUToNVVMPipeline.cpp), with the CUDA
   // toolkit given explicitly rather than looked up in the environment.
-  pm.addPass(createSCFToControlFlowPass());
+  // (Passes that see one function or kernel module at a time run nested:
+  // on the threads, every host function and gpu.module on its own.)
+  pm.nestAny().addPass(createSCFToControlFlowPass());
   pm.addPass(createConvertFuncToLLVMPass());
-  pm.addPass(memref::createExpandStridedMetadataPass());
+  pm.nestAny().addPass(memref::createExpandStridedMetadataPass());
   GpuNVVMAttachTargetOptions target;
   target.chip = options.chip;
   target.features = options.features;
   target.optLevel = 3;
   pm.addPass(createGpuNVVMAttachTarget(target));
-  pm.addPass(createLowerAffinePass());
-  pm.addPass(createArithToLLVMConversionPass());
-  pm.addPass(createConvertIndexToLLVMPass());
-  pm.addPass(createCanonicalizerPass());
-  pm.addPass(createCSEPass());
+  OpPassManager &perOp = pm.nestAny();
+  perOp.addPass(createLowerAffinePass());
+  perOp.addPass(createArithToLLVMConversionPass());
+  perOp.addPass(createConvertIndexToLLVMPass());
+  perOp.addPass(createCanonicalizerPass());
+  perOp.addPass(createCSEPass());
   // The kernels: to NVVM.
   pm.addNestedPass<gpu::GPUModuleOp>(createStripDebugInfoPass());
   // Kernels take memrefs as bare pointers (shapes, strides and offsets are
@@ -212,10 +229,11 @@ void rankc::buildCudaLoweringPipeline(mlir::OpPassManager &pm,
   binary.compilationTarget = options.format;
   binary.toolkitPath = options.toolkit;
   pm.addPass(createRankcGpuModulesToBinaries(binary));
-  pm.addPass(createConvertMathToLLVMPass());
-  pm.addPass(createCanonicalizerPass());
-  pm.addPass(createCSEPass());
-  pm.addPass(createReconcileUnrealizedCastsPass());
+  OpPassManager &glue = pm.nestAny();
+  glue.addPass(createConvertMathToLLVMPass());
+  glue.addPass(createCanonicalizerPass());
+  glue.addPass(createCSEPass());
+  glue.addPass(createReconcileUnrealizedCastsPass());
   // After the canonicalizer, which would merge the blocks again.
   pm.addNestedPass<LLVM::LLVMFuncOp>(createRankcSplitGlueBlocks());
 }

@@ -170,7 +170,7 @@ def RankcGpuDeviceBuffers : Pass<"rankc-gpu-device-buffers", "mlir::ModuleOp"> {
   let dependentDialects = ["mlir::gpu::GPUDialect", "mlir::linalg::LinalgDialect"];
 }
 
-def RankcFuseElementwise : Pass<"rankc-fuse-elementwise", "mlir::ModuleOp"> {
+def RankcFuseElementwise : Pass<"rankc-fuse-elementwise", "mlir::func::FuncOp"> {
   let summary = "Fuse elementwise ops (one kernel or loop nest per chain) and fold transposes into GEMMs";
   let description = [{
     Upstream `linalg-fuse-elementwise-ops` with its patterns (elementwise
@@ -547,6 +547,31 @@ def RankcGpuStreamOrderedCalls : Pass<"rankc-gpu-stream-ordered-calls", "mlir::M
     calls keep their waits.
   }];
   let dependentDialects = ["mlir::gpu::GPUDialect"];
+}
+
+def RankcConstantGlobals : Pass<"rankc-constant-globals", "mlir::ModuleOp"> {
+  let summary = "The memref.global of every tensor constant, made in program order before bufferization";
+  let description = [{
+    One-shot module bufferization turns each tensor `arith.constant` into a
+    `memref.global` (bufferization::getGlobalFor: one per distinct value,
+    named `__constant_<type>` plus `_N` where a name is taken, each put
+    first in the module) as it meets the constants, and it meets them in
+    an order of functions that depends on where in memory they happen to
+    lie (getFuncOpsOrderedByCalls takes the next function from a DenseMap
+    keyed by pointer). The globals' order and suffixes, and so the bytes
+    of the executable, then changed from run to run. This pass makes the
+    same globals through the same function first, walking the functions
+    and their constants in module order; bufferization then finds each
+    constant's global made and uses it. `alignment` must be the
+    bufferization's `buffer-alignment` (a global of another alignment is
+    not reused). Constants of unranked tensors and constants outside
+    functions are left to bufferization, as they are today.
+  }];
+  let options = [
+    Option<"alignment", "alignment", "uint64_t", /*default=*/"64",
+           "The globals' alignment: one-shot-bufferize's buffer-alignment">,
+  ];
+  let dependentDialects = ["mlir::memref::MemRefDialect"];
 }
 
 def RankcSplitGlueBlocks : Pass<"rankc-split-glue-blocks", "mlir::LLVM::LLVMFuncOp"> {
