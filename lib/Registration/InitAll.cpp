@@ -19,6 +19,8 @@
 
 void rankc::registerAllDialects(mlir::DialectRegistry &registry) {
   registry.insert<comm::CommDialect>();
+  // First: an op keeps the first model attached for an interface.
+  registerCallBufferization(registry);
   mlir::registerAllDialects(registry);
   mlir::registerAllExtensions(registry);
   mlir::registerBuiltinDialectTranslation(registry);
