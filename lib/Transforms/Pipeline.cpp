@@ -224,7 +224,11 @@ void rankc::buildCudaLoweringPipeline(mlir::OpPassManager &pm,
   // ptxas for fatbin/bin), a module a thread, and embedded.
   GpuToLLVMConversionPassOptions host;
   host.kernelBarePtrCallConv = true; // as the kernels were lowered
+  // Its mgpu* callees declared first, where its lookups find them at once.
+  pm.addPass(createRankcGpuRuntimeDeclarations());
   pm.addPass(createGpuToLLVMConversionPass(host));
+  pm.addPass(createRankcGpuRuntimeDeclarations(
+      RankcGpuRuntimeDeclarationsOptions{/*eraseUnused=*/true}));
   RankcGpuModulesToBinariesOptions binary;
   binary.compilationTarget = options.format;
   binary.toolkitPath = options.toolkit;
