@@ -8,6 +8,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "rankc/Transforms/Glue.h"
 #include "rankc/Transforms/Passes.h"
 
 #include "mlir/Dialect/LLVMIR/LLVMDialect.h"
@@ -22,15 +23,6 @@ using namespace mlir;
 
 namespace {
 
-/// LLVM's optnone, as rankc-optimize-none-glue writes it.
-bool isGlue(LLVM::LLVMFuncOp fn) {
-  ArrayAttr passthrough = fn.getPassthroughAttr();
-  return passthrough && llvm::any_of(passthrough, [](Attribute a) {
-           auto s = dyn_cast<StringAttr>(a);
-           return s && s.getValue() == "optnone";
-         });
-}
-
 struct SplitGlueBlocksPass
     : public rankc::impl::RankcSplitGlueBlocksBase<SplitGlueBlocksPass> {
   using Base::Base;
@@ -41,7 +33,7 @@ struct SplitGlueBlocksPass
       fn.emitError("rankc-split-glue-blocks: max-ops must be at least 1");
       return signalPassFailure();
     }
-    if (fn.isExternal() || !isGlue(fn))
+    if (fn.isExternal() || !rankc::isGlueFunction(fn))
       return;
     size_t limit = maxOps;
     SmallVector<Block *> blocks;
