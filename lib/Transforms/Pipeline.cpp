@@ -121,8 +121,10 @@ void rankc::buildCpuLoweringPipeline(mlir::OpPassManager &pm,
   if (threads > 1)
     pm.addPass(mlir::createConvertOpenMPToLLVMPass());
   pm.nestAny().addPass(mlir::createReconcileUnrealizedCastsPass());
-  // The schedule's one long block, cut for linear -O0 code generation.
+  // The schedule: its one long block cut for linear -O0 code generation,
+  // then into functions that build on threads of their own.
   pm.addNestedPass<mlir::LLVM::LLVMFuncOp>(createRankcSplitGlueBlocks());
+  pm.addPass(createRankcSplitGlueFunctions());
 }
 
 /// Bufferizes a program module after its messages are lowered to the
@@ -240,6 +242,7 @@ void rankc::buildCudaLoweringPipeline(mlir::OpPassManager &pm,
   glue.addPass(createReconcileUnrealizedCastsPass());
   // After the canonicalizer, which would merge the blocks again.
   pm.addNestedPass<LLVM::LLVMFuncOp>(createRankcSplitGlueBlocks());
+  pm.addPass(createRankcSplitGlueFunctions());
 }
 
 std::string rankc::CudaOptions::findToolkit(std::string &why) {

@@ -626,4 +626,36 @@ def RankcSplitGlueBlocks : Pass<"rankc-split-glue-blocks", "mlir::LLVM::LLVMFunc
   ];
 }
 
+def RankcSplitGlueFunctions : Pass<"rankc-split-glue-functions", "mlir::ModuleOp"> {
+  let summary = "Cut long -O0 functions into functions that build on threads of their own";
+  let description = [{
+    A program's schedule is one function: 134,000 LLVM instructions at
+    100,000 nodes over 2 ranks, 1.7 s of -O0 code generation that one
+    thread does however many cores there are, while the rest of the
+    program's glue is spread over threads (lib/Target/ProgramPieces.cpp).
+    After rankc-split-glue-blocks its blocks are a chain: each ends in an
+    `llvm.br` to the next, its one predecessor. In each function marked
+    `optnone` (glue) longer than `max-ops` operations, runs of chained
+    blocks of about `max-ops` operations move into functions of their own
+    (glue too, internal), and a block calling the new function takes each
+    run's place. What crosses from one run, or from the function's own
+    blocks, to another goes through a frame on the function's stack, one
+    slot a value: stored where it is defined, loaded where the run that
+    reads it starts (or after the call, for the function's own blocks).
+    The calls pass the frame's address alone: a schedule that posts every
+    receive first has thousands of requests waited on later, and as
+    arguments and results they made calls that -O0 code generation took
+    ten times longer over than the code they replaced. Operations without
+    operands or effects (constants, addresses of globals) are copied into
+    the runs that read them instead. The entry block never moves, nor does
+    a block holding an `llvm.alloca` or a stack save or restore (its memory
+    would not outlive the call), nor one with arguments or nested regions.
+    Optimized functions are left alone.
+  }];
+  let options = [
+    Option<"maxOps", "max-ops", "int64_t", /*default=*/"16384",
+           "Operations of a run at most (at least 1)">,
+  ];
+}
+
 #endif // RANKC_TRANSFORMS_PASSES_TD
