@@ -125,6 +125,14 @@ def dags(work):
         with open(path, "w") as f:
             json.dump(doc, f)
         out.append((name, path))
+    # Large enough to be built in pieces, with the schedule cut into
+    # functions (lib/Target/ProgramPieces.cpp, rankc-split-glue-functions):
+    # on CUDA, the pieces without the kernel launches.
+    pieces = os.path.join(work, "glue-pieces.json")
+    subprocess.run([sys.executable, os.path.join(ROOT, "bench", "gen_dag.py"),
+                    "20000", "2", pieces, "--bounded"], check=True,
+                   stdout=subprocess.DEVNULL)
+    out.append(("glue-pieces", pieces))
     one = os.path.join(ROOT, "test", "E2E", "Inputs", "allreduce-one.json")
     out += [("allreduce-one", one), ("allreduce-one-nccl", one)]
     sys.path.insert(0, os.path.join(ROOT, "test", "Random"))
