@@ -12,10 +12,9 @@
 // into its own LLVMContext straight away. MLIR's context is shared between
 // threads; LLVM's contexts are not.
 //
-// Functions are grouped by size (operations in their bodies): optimized
-// code in groups of about kOptimizedOpsPerPiece, glue in groups of about
-// kGlueOpsPerPiece (glue is cheaper a line), the largest first into the
-// lightest group. What cannot move stays in piece 0, the program's own
+// Functions are grouped by size (operations in their bodies, PieceSizes):
+// optimized code and glue apart, the largest first into the lightest
+// group. What cannot move stays in piece 0, the program's own
 // module: its globals (their data is emitted once), its GPU binaries, and
 // the functions that launch kernels (a gpu.launch_func is translated
 // against the gpu.binary of its module). Nothing here depends on the cores.
@@ -39,13 +38,6 @@ using namespace mlir;
 namespace rankc {
 
 namespace {
-
-/// Operations per piece: optimized code (-O3 and SelectionDAG), and glue
-/// (FastISel, about 3x cheaper an operation). A piece also costs a target
-/// machine, declarations and an object to link: not worth it much smaller.
-constexpr size_t kOptimizedOpsPerPiece = 10000;
-constexpr size_t kGlueOpsPerPiece = 30000;
-constexpr size_t kMaxGroups = 16;
 
 /// Every symbol `attr` names, nested ones included.
 void collectSymbols(Attribute attr, llvm::SmallVectorImpl<StringAttr> &out) {
@@ -151,7 +143,7 @@ void makeHidden(Operation *op) {
 
 } // namespace
 
-ProgramPieces cutIntoPieces(ModuleOp program) {
+ProgramPieces cutIntoPieces(ModuleOp program, const PieceSizes &sizes) {
   ProgramPieces result;
   std::vector<TopLevel> tops;
   llvm::StringMap<unsigned> index; // symbol name -> position in `tops`
@@ -192,12 +184,12 @@ ProgramPieces cutIntoPieces(ModuleOp program) {
   // Glue is a piece of its own only when there is much of it (else it goes
   // with the optimized code, where -O3 skips it).
   unsigned glueGroups =
-      glueOps >= kGlueOpsPerPiece / 4
-          ? std::clamp<size_t>(glueOps / kGlueOpsPerPiece, 1, kMaxGroups)
+      glueOps >= sizes.glueOps / 4
+          ? std::clamp<size_t>(glueOps / sizes.glueOps, 1, sizes.maxGroups)
           : 0;
   unsigned optimizedGroups =
-      optimizedOps > 0 ? std::clamp<size_t>(optimizedOps / kOptimizedOpsPerPiece,
-                                            1, kMaxGroups)
+      optimizedOps > 0 ? std::clamp<size_t>(optimizedOps / sizes.optimizedOps,
+                                            1, sizes.maxGroups)
                        : 0;
   if (glueGroups == 0 && optimizedOps == 0)
     return result;

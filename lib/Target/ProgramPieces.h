@@ -29,6 +29,15 @@ struct ProgramPieces {
   std::vector<mlir::OwningOpRef<mlir::ModuleOp>> owned;
 };
 
+/// How large a piece is: operations in its function bodies. A piece also
+/// costs a target machine, declarations and an object to link, so not much
+/// smaller; glue (FastISel, about 3x cheaper an operation) in larger ones.
+struct PieceSizes {
+  size_t glueOps = 30000;
+  size_t optimizedOps = 10000;
+  size_t maxGroups = 16;
+};
+
 /// Cuts the LLVM dialect module of one program into modules that are
 /// translated, optimized and code-generated independently, on threads of
 /// their own. Returns no pieces when the program is best built whole (small,
@@ -38,7 +47,8 @@ struct ProgramPieces {
 /// piece 0. Each piece declares what it uses from the others, and a symbol
 /// of local linkage used across pieces becomes hidden: linked between the
 /// objects, never exported. The cut depends on the code only.
-ProgramPieces cutIntoPieces(mlir::ModuleOp program);
+ProgramPieces cutIntoPieces(mlir::ModuleOp program,
+                            const PieceSizes &sizes = PieceSizes());
 
 } // namespace rankc
 
