@@ -31,7 +31,6 @@
 #include "llvm/ADT/StringMap.h"
 
 #include <algorithm>
-#include <numeric>
 
 using namespace mlir;
 
