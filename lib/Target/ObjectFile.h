@@ -18,10 +18,11 @@ namespace rankc {
 
 /// The LLVM dialect module of one program as object files `base`.o,
 /// `base`.1.o, ...: LLVM -O3 and code generation, each phase timed under
-/// `timing`. A program with more optimized code than one piece takes is
-/// split first (llvm::SplitModule), and its pieces are optimized and
-/// generated on as many threads as there are cores; the pieces depend on
-/// the code only, so the objects are the same bytes on any machine.
+/// `timing`. A large program is cut into pieces first (ProgramPieces.h:
+/// its functions move out of `module` into modules of their own), and the
+/// pieces are translated, optimized and generated on the MLIR context's
+/// threads; the pieces depend on the code only, so the objects are the
+/// same bytes on any machine.
 mlir::FailureOr<std::vector<std::string>>
 emitObjects(mlir::ModuleOp module, llvm::StringRef base,
             mlir::TimingScope &timing, llvm::StringRef cpu);
