@@ -2,11 +2,13 @@
 # Packs rankc itself for a machine that has no LLVM 22 and where nothing can
 # be installed (the GPU machines of the `device` tool), so that compile time
 # can be measured there (bench/compile_cores.sh: 16 cores where this machine
-# has 2). rankc links against the shared libLLVM and libMLIR (250 MB, over
-# the 64 MiB that `device` carries); here the same objects are linked again
-# against LLVM's and MLIR's static archives (only what rankc uses, ~120 MB,
-# ~23 MB compressed), with the runtime archives beside it as an installed
-# rankc has them (bin/rankc, lib/rankc/).
+# has 2). The build's own link line is run again, stripped and with
+# libstdc++ and libgcc static (that machine has another system); a build
+# with RANKC_LLVM_LINKAGE=shared has its libLLVM and libMLIR (250 MB, over
+# the 64 MiB that `device` carries) swapped for LLVM's and MLIR's static
+# archives (only what rankc uses: ~120 MB, ~23 MB compressed). The runtime
+# archives lie beside it as an installed rankc has them (bin/rankc,
+# lib/rankc/).
 #   bash scripts/bundle-rankc.sh OUT.tar.xz     (after scripts/build.sh)
 # On the other machine: tar -xJf OUT.tar.xz -C DIR; DIR/bin/rankc ...
 # (DIR/lib on LD_LIBRARY_PATH: it holds libsimdjson).

@@ -6,6 +6,7 @@ set -euo pipefail
 PKGS=(
   cmake ninja-build make pkgconf ccache g++ python3
   llvm-22-dev llvm-22-tools libmlir-22-dev mlir-22-tools
+  lld zlib1g-dev libzstd-dev libffi-dev
   mpich libmpich-dev
   nlohmann-json3-dev libsimdjson-dev
   libgtest-dev googletest

@@ -43,6 +43,13 @@ find_python("torch.distributed", "torch")
 # A build with AddressSanitizer/UBSan (scripts/test.sh --sanitize).
 if config.rankc_sanitize in ("ON", "1", "TRUE", "YES"):
     config.available_features.add("sanitized")
+# rankc's tools linked against LLVM's and MLIR's archives (RANKC_LLVM_LINKAGE).
+if config.rankc_llvm_linkage == "static":
+    config.available_features.add("static-llvm")
+# The linkers rankc links programs with when it finds them (lib/Target/Link.cpp).
+for tool in ["ld.gold", "ld.lld"]:
+    if shutil.which(tool):
+        config.available_features.add(tool)
 for tool in ["cmake", "ninja", "make"]:
     if shutil.which(tool):
         config.available_features.add(tool)
