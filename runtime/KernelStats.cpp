@@ -26,9 +26,19 @@ struct Pending {
 };
 
 bool enabled = false;
-std::map<CUfunction, Kernel> stats;
-std::vector<CUfunction> order; // first launch order
-std::vector<Pending> pending;
+/// Made on first use, never by a static initializer: kernels are named
+/// while their module loads, in a global constructor of the generated code
+/// (priority 123, rankc-gpu-launch-to-llvm) that runs before this file's
+/// own constructors would.
+struct State {
+  std::map<CUfunction, Kernel> stats;
+  std::vector<CUfunction> order; // first launch order
+  std::vector<Pending> pending;
+};
+State &state() {
+  static State s;
+  return s;
+}
 
 } // namespace
 
@@ -39,8 +49,8 @@ void writeKernelStats(const std::string &path) {
   if (!f)
     fail("cannot write kernel stats '%s'", path.c_str());
   std::fprintf(f, "{\"kernels\": [");
-  for (size_t i = 0; i < order.size(); ++i) {
-    const Kernel &k = stats[order[i]];
+  for (size_t i = 0; i < state().order.size(); ++i) {
+    const Kernel &k = state().stats[state().order[i]];
     std::fprintf(f,
                  "%s\n  {\"name\": \"%s\", \"launches\": %lld, \"seconds\": "
                  "%.9f, \"grid\": [%ld, %ld, %ld], \"block\": [%ld, %ld, %ld]}",
@@ -57,16 +67,16 @@ namespace kernels {
 bool timing() { return enabled; }
 
 void named(CUfunction function, const char *name) {
-  stats[function].name = name;
+  state().stats[function].name = name;
 }
 
 CUevent beforeLaunch(CUfunction function, CUstream stream,
                      const intptr_t grid[3], const intptr_t block[3]) {
   if (!enabled)
     return nullptr;
-  Kernel &k = stats[function];
+  Kernel &k = state().stats[function];
   if (k.launches++ == 0)
-    order.push_back(function);
+    state().order.push_back(function);
   for (int i = 0; i < 3; ++i) {
     k.grid[i] = grid[i];
     k.block[i] = block[i];
@@ -75,7 +85,7 @@ CUevent beforeLaunch(CUfunction function, CUstream stream,
   RANKC_CU(cuEventCreate(&p.start, CU_EVENT_DEFAULT));
   RANKC_CU(cuEventCreate(&p.end, CU_EVENT_DEFAULT));
   RANKC_CU(cuEventRecord(p.start, stream));
-  pending.push_back(p);
+  state().pending.push_back(p);
   return p.end;
 }
 
@@ -88,18 +98,18 @@ void synchronized(CUstream stream) {
   if (!enabled)
     return;
   std::vector<Pending> left;
-  for (const Pending &p : pending) {
+  for (const Pending &p : state().pending) {
     if (p.stream != stream) {
       left.push_back(p);
       continue;
     }
     float ms = 0;
     RANKC_CU(cuEventElapsedTime(&ms, p.start, p.end));
-    stats[p.function].seconds += ms / 1e3;
+    state().stats[p.function].seconds += ms / 1e3;
     RANKC_CU(cuEventDestroy(p.start));
     RANKC_CU(cuEventDestroy(p.end));
   }
-  pending.swap(left);
+  state().pending.swap(left);
 }
 
 } // namespace kernels

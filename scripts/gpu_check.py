@@ -23,6 +23,7 @@ import json
 import os
 import random
 import re
+import shutil
 import subprocess
 import sys
 
@@ -127,7 +128,7 @@ def dags(work):
         out.append((name, path))
     # Large enough to be built in pieces, with the schedule cut into
     # functions (lib/Target/ProgramPieces.cpp, rankc-split-glue-functions):
-    # on CUDA, the pieces without the kernel launches.
+    # on CUDA, the launching functions too (rankc-gpu-launch-to-llvm).
     pieces = os.path.join(work, "glue-pieces.json")
     subprocess.run([sys.executable, os.path.join(ROOT, "bench", "gen_dag.py"),
                     "20000", "2", pieces, "--bounded"], check=True,
@@ -425,6 +426,24 @@ def compare(work, only=()):
                 why = f"RANKC_CUDA_GRAPHS=0 but replay says: {replay}"
             if why is None and "-replay" in name:
                 name += f" ({replay})"
+            # Kernels are looked up and named once, as their module loads (a
+            # global constructor of the generated code: rankc-gpu-launch-to-llvm),
+            # before the runtime's own static initializers: --kernel-stats
+            # still lists every kernel by name.
+            if why is None and name == "glue-pieces":
+                ks = os.path.join(base, "kernel-stats")
+                shutil.rmtree(ks, ignore_errors=True)
+                q = run([os.path.join(base, "cuda", "launch"), "--inputs", os.path.join(base, "in"),
+                         "--outputs", res + "-kernel-stats", "--timeout", "120", "--steps", steps,
+                         "--kernel-stats", ks], timeout=600, env=env)
+                kernels = [k for f in sorted(glob.glob(os.path.join(ks, "rank*.json")))
+                           for k in json.load(open(f))["kernels"]]
+                if q.returncode != 0:
+                    why = f"--kernel-stats run failed ({q.returncode}): {q.stderr.strip()[-2000:]}"
+                elif not kernels or any(not k["name"] or k["launches"] < 1 for k in kernels):
+                    why = f"--kernel-stats: kernels unnamed or never launched: {kernels[:4]}"
+                else:
+                    name += f" ({len(kernels)} kernels named in --kernel-stats)"
         if why is None and name.startswith("allreduce-one"):
             name += f" (allreduce: {path})"
         print(("PASS: " if why is None else "FAIL: ") + name + ("" if why is None else ": " + why),

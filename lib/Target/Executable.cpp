@@ -258,6 +258,7 @@ LogicalResult writePtx(ModuleOp module, const CudaOptions &cuda,
                        llvm::raw_ostream &os, TimingScope &timing) {
   CudaOptions isa = cuda;
   isa.format = "isa";
+  isa.lowerLaunches = false; // (the PTX is read from the gpu.binary ops)
   for (auto fn : module.getOps<func::FuncOp>()) {
     if (!fn->hasAttr(comm::CommDialect::kRanks))
       continue;

@@ -15,9 +15,11 @@
 // Functions are grouped by size (operations in their bodies, PieceSizes):
 // optimized code and glue apart, the largest first into the lightest
 // group. What cannot move stays in piece 0, the program's own
-// module: its globals (their data is emitted once), its GPU binaries, and
-// the functions that launch kernels (a gpu.launch_func is translated
-// against the gpu.binary of its module). Nothing here depends on the cores.
+// module: its globals (their data is emitted once) and constructor lists,
+// and anything left for the translation to lower against the module (a
+// gpu.binary, a function holding a gpu.launch_func: the CUDA pipeline
+// lowers both before, rankc-gpu-launch-to-llvm). Nothing here depends on
+// the cores.
 //
 //===----------------------------------------------------------------------===//
 
@@ -171,6 +173,10 @@ ProgramPieces cutIntoPieces(ModuleOp program, const PieceSizes &sizes) {
       for (const NamedAttribute &a : op.getAttrs())
         collectSymbols(a.getValue(), top.uses);
       op.walk([&](Operation *inner) { collectUses(inner, top.uses); });
+    } else if (isa<LLVM::GlobalCtorsOp, LLVM::GlobalDtorsOp>(op)) {
+      // (Stays in piece 0, which declares the functions it names.)
+      for (const NamedAttribute &a : op.getAttrs())
+        collectSymbols(a.getValue(), top.uses);
     } else if (!isa<gpu::BinaryOp>(op)) {
       return result; // (comdats, aliases, ctors: built whole)
     }

@@ -1,6 +1,7 @@
 //===- Pipeline.cpp - the pipeline of `rankc compile` ---------------------===//
 
 #include "rankc/Transforms/Passes.h"
+#include "rankc/Conversion/Passes.h"
 
 #include "mlir/Pass/PassManager.h"
 #include "mlir/Pass/PassRegistry.h"
@@ -235,6 +236,10 @@ void rankc::buildCudaLoweringPipeline(mlir::OpPassManager &pm,
   binary.compilationTarget = options.format;
   binary.toolkitPath = options.toolkit;
   pm.addPass(createRankcGpuModulesToBinaries(binary));
+  // Binaries and launches to LLVM-dialect runtime calls: then every
+  // function can be built in a piece of its own (lib/Target/ProgramPieces).
+  if (options.lowerLaunches)
+    pm.addPass(createRankcGpuLaunchToLLVM());
   OpPassManager &glue = pm.nestAny();
   glue.addPass(createConvertMathToLLVMPass());
   glue.addPass(createCanonicalizerPass());

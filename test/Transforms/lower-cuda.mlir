@@ -30,8 +30,10 @@ module attributes {comm.world_size = 1 : i64, comm.partitioned} {
   }
 }
 
-// The kernels, first in the module (rankc-gpu-merge-kernel-modules):
-// CHECK: gpu.binary @rankc_kernels [#gpu.object<#nvvm.target<O = 3, chip = "sm_90", features = "+ptx80">, {{.*}}.version 8.0
+// The kernels, first in the module (rankc-gpu-merge-kernel-modules), as
+// the gpu.binary of their PTX that rankc-gpu-launch-to-llvm made a global;
+// each kernel's handle is a global the load fills in once.
+// CHECK: llvm.mlir.global internal constant @rankc_kernels_binary("{{.*}}.version 8.0
 // CHECK-SAME: .target sm_90
 // CHECK-SAME: .entry rank0_part0_kernel(
 // CHECK-SAME: .param .u64 .ptr .align 1 rank0_part0_kernel_param_6,\0A\09.param .u64 .ptr .align 1 rank0_part0_kernel_param_7\0A)
@@ -40,6 +42,23 @@ module attributes {comm.world_size = 1 : i64, comm.partitioned} {
 // CHECK-SAME: st.global.v4.b32
 // CHECK-SAME: .entry rank0_part0_kernel_0(
 // CHECK-SAME: mul.rn.f32
+// CHECK: @rankc_kernels_rank0_part0_kernel_name("rank0_part0_kernel\00")
+// CHECK: @rankc_kernels_rank0_part0_kernel_function()
+// CHECK: @rankc_kernels_rank0_part0_kernel_0_name("rank0_part0_kernel_0\00")
+// CHECK: @rankc_kernels_rank0_part0_kernel_0_function()
+// PTX (format=isa) is loaded by the driver's JIT, at the object's level 3.
+// CHECK-LABEL: llvm.func internal @rankc_kernels_load()
+// CHECK-DAG: %[[F0:.*]] = llvm.mlir.addressof @rankc_kernels_rank0_part0_kernel_function
+// CHECK-DAG: %[[N0:.*]] = llvm.mlir.addressof @rankc_kernels_rank0_part0_kernel_name
+// CHECK-DAG: %[[BIN:.*]] = llvm.mlir.addressof @rankc_kernels_binary
+// CHECK-DAG: %[[LEVEL:.*]] = llvm.mlir.constant(3 : i32)
+// CHECK: %[[M:.*]] = llvm.call @mgpuModuleLoadJIT(%[[BIN]], %[[LEVEL]], %{{.*}})
+// CHECK: %[[K0:.*]] = llvm.call @mgpuModuleGetFunction(%[[M]], %[[N0]])
+// CHECK: llvm.store %[[K0]], %[[F0]]
+// CHECK: llvm.call @mgpuModuleGetFunction(%[[M]],
+// CHECK: llvm.return
+// CHECK-LABEL: llvm.func internal @rankc_kernels_unload()
+// CHECK: llvm.call @mgpuModuleUnload(
 // CHECK-LABEL: llvm.func @rank0(
 // CHECK: llvm.call @rankc_rt_irecv(
 // CHECK: llvm.call @rankc_rt_part_begin(
@@ -48,16 +67,23 @@ module attributes {comm.world_size = 1 : i64, comm.partitioned} {
 // CHECK: llvm.call @rankc_rt_isend(
 // CHECK: llvm.call @rankc_rt_wait(
 // CHECK-LABEL: llvm.func @rank0_part0(
-// CHECK: llvm.call @mgpuStreamCreate()
-// CHECK: llvm.call @mgpuMemAlloc(
+// CHECK: %[[H0:.*]] = llvm.mlir.addressof @rankc_kernels_rank0_part0_kernel_function
 // Buffers go to kernels as bare pointers (their shapes are static): the
-// first kernel takes its loop bounds and two pointers, not two descriptors.
-// CHECK: gpu.launch_func <%[[S:.*]] : !llvm.ptr> @rankc_kernels::@rank0_part0_kernel blocks in
-// CHECK-SAME: : i64, %{{[0-9a-z]+}} : !llvm.ptr, %{{[0-9a-z]+}} : !llvm.ptr){{$}}
-// CHECK: gpu.launch_func <%[[S]] : !llvm.ptr> @rankc_kernels::@rank0_part0_kernel_0 blocks in
+// first kernel takes its loop bounds and two pointers, not two descriptors,
+// in an argument block allocated in the entry block.
+// CHECK: %[[ARGS:.*]] = llvm.alloca %{{.*}} x !llvm.struct<(i64, i64, i64, i64, i64, i64, ptr, ptr)>
+// CHECK-NEXT: %[[PTRS:.*]] = llvm.alloca %{{.*}} x !llvm.ptr
+// CHECK: %[[S:.*]] = llvm.call @mgpuStreamCreate()
+// CHECK: llvm.call @mgpuMemAlloc(
+// CHECK: llvm.getelementptr %[[ARGS]][0, 7]
+// CHECK: %[[K:.*]] = llvm.load %[[H0]] : !llvm.ptr -> !llvm.ptr
+// CHECK: llvm.call @mgpuLaunchKernel(%[[K]], {{.*}}, %[[S]], %[[PTRS]], %{{.*}}) :
+// CHECK: llvm.call @mgpuLaunchKernel({{.*}}, %[[S]],
 // The part returns without waiting for its kernels: its results go to the
 // runtime (which waits for the stream itself) or to other parts.
 // CHECK-NOT: llvm.call @mgpuStreamSynchronize
 // CHECK: llvm.return
 // CHECK: llvm.func @rankc_entry()
-// SM80: gpu.binary @rankc_kernels [#gpu.object<#nvvm.target<O = 3, chip = "sm_80", features = "+ptx80">
+// CHECK: llvm.mlir.global_ctors ctors = [@rankc_kernels_load], priorities = [123 : i32]
+// CHECK: llvm.mlir.global_dtors dtors = [@rankc_kernels_unload], priorities = [123 : i32]
+// SM80: llvm.mlir.global internal constant @rankc_kernels_binary("{{.*}}.target sm_80

@@ -6,7 +6,8 @@
 // each piece declares everything it uses), the globals and the function
 // with an op of another dialect stay in piece 0, glue and optimized code
 // never share a piece, a symbol of local linkage used from another piece
-// becomes hidden, and the same module is cut the same way every time.
+// becomes hidden, constructor lists stay in piece 0 and declare what
+// they name, and the same module is cut the same way every time.
 //
 //===----------------------------------------------------------------------===//
 
@@ -77,9 +78,9 @@ struct Cut {
   MLIRContext ctx;
   OwningOpRef<ModuleOp> module;
   rankc::ProgramPieces pieces;
-  Cut() {
+  explicit Cut(llvm::StringRef source = kProgram) {
     ctx.loadDialect<LLVM::LLVMDialect, arith::ArithDialect>();
-    module = parseSourceString<ModuleOp>(kProgram, &ctx);
+    module = parseSourceString<ModuleOp>(source, &ctx);
     rankc::PieceSizes sizes;
     sizes.glueOps = 8;
     sizes.optimizedOps = 5;
@@ -161,6 +162,63 @@ TEST(ProgramPieces, LocalSymbolsUsedAcrossPiecesBecomeHidden) {
 TEST(ProgramPieces, TheSameCutEveryTime) {
   Cut a, b;
   EXPECT_EQ(a.print(), b.print());
+}
+
+// A CUDA program after rankc-gpu-launch-to-llvm: its modules load in a
+// global constructor, and a launching function reads a kernel's handle.
+constexpr const char *kConstructors = R"mlir(
+llvm.mlir.global internal @kernel_handle() : !llvm.ptr {
+  %0 = llvm.mlir.zero : !llvm.ptr
+  llvm.return %0 : !llvm.ptr
+}
+llvm.func @lookup() -> !llvm.ptr
+llvm.func internal @load() {
+  %0 = llvm.call @lookup() : () -> !llvm.ptr
+  %1 = llvm.mlir.addressof @kernel_handle : !llvm.ptr
+  llvm.store %0, %1 : !llvm.ptr, !llvm.ptr
+  llvm.store %0, %1 : !llvm.ptr, !llvm.ptr
+  llvm.return
+}
+llvm.func @launch0(%a: i64) -> i64 {
+  %p = llvm.mlir.addressof @kernel_handle : !llvm.ptr
+  %f = llvm.load %p : !llvm.ptr -> !llvm.ptr
+  %0 = llvm.mul %a, %a : i64
+  %1 = llvm.add %0, %a : i64
+  llvm.return %1 : i64
+}
+llvm.func @launch1(%a: i64) -> i64 {
+  %p = llvm.mlir.addressof @kernel_handle : !llvm.ptr
+  %f = llvm.load %p : !llvm.ptr -> !llvm.ptr
+  %0 = llvm.mul %a, %a : i64
+  %1 = llvm.call @launch0(%0) : (i64) -> i64
+  llvm.return %1 : i64
+}
+llvm.mlir.global_ctors ctors = [@load], priorities = [123 : i32], data = [#llvm.zero]
+)mlir";
+
+TEST(ProgramPieces, ConstructorListsStayAndNameWhatMoved) {
+  Cut cut(kConstructors);
+  ASSERT_TRUE(cut.module);
+  ASSERT_GE(cut.pieces.pieces.size(), 2u);
+  for (rankc::ProgramPiece piece : cut.pieces.pieces)
+    EXPECT_TRUE(succeeded(verify(piece.module))) << piece.module;
+  ModuleOp zero = cut.pieces.pieces[0].module;
+  EXPECT_EQ(llvm::range_size(zero.getOps<LLVM::GlobalCtorsOp>()), 1u);
+  for (size_t i = 1; i < cut.pieces.pieces.size(); ++i)
+    EXPECT_TRUE(cut.pieces.pieces[i].module.getOps<LLVM::GlobalCtorsOp>().empty());
+  // Functions move out of piece 0 as in a CPU program; the handle is
+  // defined once, in piece 0, and hidden where pieces share it.
+  int load = cut.definer("load");
+  ASSERT_GE(load, 0);
+  EXPECT_NE(cut.definer("launch0"), cut.definer("launch1"));
+  auto handle = zero.lookupSymbol<LLVM::GlobalOp>("kernel_handle");
+  ASSERT_TRUE(handle);
+  EXPECT_EQ(handle.getVisibility_(), LLVM::Visibility::Hidden);
+  if (load != 0) {
+    auto declared = zero.lookupSymbol<LLVM::LLVMFuncOp>("load");
+    ASSERT_TRUE(declared);
+    EXPECT_TRUE(declared.isExternal());
+  }
 }
 
 TEST(ProgramPieces, SmallProgramsStayWhole) {

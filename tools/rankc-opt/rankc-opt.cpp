@@ -2,6 +2,7 @@
 
 #include "rankc/InitAll.h"
 #include "rankc/Transforms/Passes.h"
+#include "rankc/Conversion/Passes.h"
 
 #include "mlir/InitAllPasses.h"
 #include "mlir/Tools/mlir-opt/MlirOptMain.h"
@@ -9,6 +10,7 @@
 int main(int argc, char **argv) {
   mlir::registerAllPasses();
   rankc::registerRankcPasses();
+  rankc::registerRankcConversionPasses();
   rankc::registerRankcPipelines();
   mlir::DialectRegistry registry;
   rankc::registerAllDialects(registry);

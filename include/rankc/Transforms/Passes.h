@@ -67,6 +67,10 @@ struct CudaOptions {
   int64_t threads = 256;           ///< threads per block
   std::string precision = "f32";   ///< f32 GEMMs: f32 | tf32 | bf16
   std::string toolkit;             ///< CUDA: ptxas, libdevice
+  /// gpu.binary and gpu.launch_func lowered to runtime calls in the LLVM
+  /// dialect (rankc-gpu-launch-to-llvm); off, they are left for the
+  /// translation (`--emit ptx` reads the binaries).
+  bool lowerLaunches = true;
   /// $CUDA_ROOT, $CUDA_HOME or $CUDA_PATH (the first set), else
   /// /usr/local/cuda, else where ptxas is on PATH. Empty, with `why`, when
   /// there is none.
