@@ -48,12 +48,12 @@ module attributes {comm.world_size = 1 : i64, comm.partitioned} {
 // CHECK: @rankc_kernels_rank0_part0_kernel_0_function()
 // PTX (format=isa) is loaded by the driver's JIT, at the object's level 3.
 // CHECK-LABEL: llvm.func internal @rankc_kernels_load()
-// CHECK-DAG: %[[F0:.*]] = llvm.mlir.addressof @rankc_kernels_rank0_part0_kernel_function
-// CHECK-DAG: %[[N0:.*]] = llvm.mlir.addressof @rankc_kernels_rank0_part0_kernel_name
-// CHECK-DAG: %[[BIN:.*]] = llvm.mlir.addressof @rankc_kernels_binary
-// CHECK-DAG: %[[LEVEL:.*]] = llvm.mlir.constant(3 : i32)
+// CHECK: %[[BIN:.*]] = llvm.mlir.addressof @rankc_kernels_binary
+// CHECK: %[[LEVEL:.*]] = llvm.mlir.constant(3 : i32)
 // CHECK: %[[M:.*]] = llvm.call @mgpuModuleLoadJIT(%[[BIN]], %[[LEVEL]], %{{.*}})
+// CHECK: %[[N0:.*]] = llvm.mlir.addressof @rankc_kernels_rank0_part0_kernel_name
 // CHECK: %[[K0:.*]] = llvm.call @mgpuModuleGetFunction(%[[M]], %[[N0]])
+// CHECK: %[[F0:.*]] = llvm.mlir.addressof @rankc_kernels_rank0_part0_kernel_function
 // CHECK: llvm.store %[[K0]], %[[F0]]
 // CHECK: llvm.call @mgpuModuleGetFunction(%[[M]],
 // CHECK: llvm.return
@@ -67,7 +67,6 @@ module attributes {comm.world_size = 1 : i64, comm.partitioned} {
 // CHECK: llvm.call @rankc_rt_isend(
 // CHECK: llvm.call @rankc_rt_wait(
 // CHECK-LABEL: llvm.func @rank0_part0(
-// CHECK: %[[H0:.*]] = llvm.mlir.addressof @rankc_kernels_rank0_part0_kernel_function
 // Buffers go to kernels as bare pointers (their shapes are static): the
 // first kernel takes its loop bounds and two pointers, not two descriptors,
 // in an argument block allocated in the entry block.
@@ -76,6 +75,7 @@ module attributes {comm.world_size = 1 : i64, comm.partitioned} {
 // CHECK: %[[S:.*]] = llvm.call @mgpuStreamCreate()
 // CHECK: llvm.call @mgpuMemAlloc(
 // CHECK: llvm.getelementptr %[[ARGS]][0, 7]
+// CHECK: %[[H0:.*]] = llvm.mlir.addressof @rankc_kernels_rank0_part0_kernel_function
 // CHECK: %[[K:.*]] = llvm.load %[[H0]] : !llvm.ptr -> !llvm.ptr
 // CHECK: llvm.call @mgpuLaunchKernel(%[[K]], {{.*}}, %[[S]], %[[PTRS]], %{{.*}}) :
 // CHECK: llvm.call @mgpuLaunchKernel({{.*}}, %[[S]],
