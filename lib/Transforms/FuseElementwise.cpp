@@ -99,8 +99,12 @@ bool shouldFuse(OpOperand *fused) {
 void oneMoverPerUser(IRRewriter &rewriter, Operation *root) {
   SmallVector<linalg::GenericOp> movers;
   root->walk([&](linalg::GenericOp op) {
-    if (movesOnly(op) && op.hasPureTensorSemantics() &&
-        !op->getResult(0).hasOneUse())
+    // Two uses or more: an unused mover (a value a program computes but
+    // neither outputs nor sends) has nothing to copy, and drop_begin of its
+    // empty use list would walk off its end.
+    Value result = op->getResult(0);
+    if (movesOnly(op) && op.hasPureTensorSemantics() && !result.use_empty() &&
+        !result.hasOneUse())
       movers.push_back(op);
   });
   for (linalg::GenericOp op : movers) {

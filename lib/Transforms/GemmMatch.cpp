@@ -109,10 +109,15 @@ FailureOr<Gemm> rankc::asGemm(linalg::LinalgOp op, bool anyLayout) {
     g = Gemm();
     SmallVector<unsigned> lead;
     SmallVector<unsigned> cDims, aDims;
-    for (AffineExpr e : c.getResults())
-      cDims.push_back(cast<AffineDimExpr>(e).getPosition());
-    for (AffineExpr e : a.getResults())
-      aDims.push_back(cast<AffineDimExpr>(e).getPosition());
+    // Only plain dimensions lead: a constant index (a broadcast folded
+    // into the operand's map) or an expression is no GEMM layout.
+    for (auto [map, list] : {std::pair(c, &cDims), std::pair(a, &aDims)})
+      for (AffineExpr e : map.getResults()) {
+        auto d = dyn_cast<AffineDimExpr>(e);
+        if (!d)
+          return failure();
+        list->push_back(d.getPosition());
+      }
     while (lead.size() < m.size() && lead.size() < aDims.size() &&
            cDims[lead.size()] == m[lead.size()] &&
            aDims[lead.size()] == m[lead.size()])
