@@ -125,8 +125,9 @@ int run(int argc, char **argv) {
     else if (a == "--steps") {
       std::string v = value();
       char *end = nullptr;
+      errno = 0;
       steps = std::strtoll(v.c_str(), &end, 10);
-      if (v.empty() || *end || steps < 1) {
+      if (v.empty() || *end || steps < 1 || errno == ERANGE) {
         fprintf(stderr, "error: --steps takes an integer >= 1, got '%s'\n",
                 v.c_str());
         return 2;

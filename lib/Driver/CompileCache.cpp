@@ -9,6 +9,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "rankc/Driver/CompileCache.h"
+#include "rankc/Target/OutputFolder.h"
 
 #include "llvm/ADT/SmallString.h"
 #include "llvm/ADT/StringExtras.h"
@@ -75,13 +76,6 @@ static std::error_code copyTree(llvm::StringRef from, llvm::StringRef to) {
   return ec;
 }
 
-/// Puts `staged` where `out` is, replacing it whole.
-static std::error_code swapIn(llvm::StringRef staged, llvm::StringRef out) {
-  if (fs::is_directory(out))
-    fs::remove_directories(out);
-  return fs::rename(staged, out);
-}
-
 bool CompileCache::restore(llvm::StringRef out,
                            std::vector<std::string> &outputs) {
   llvm::SmallString<256> tree(entry()), list(entry());
@@ -95,12 +89,14 @@ bool CompileCache::restore(llvm::StringRef out,
   (*buffer)->getBuffer().split(lines, '\n', -1, /*KeepEmpty=*/false);
   for (llvm::StringRef line : lines)
     outputs.push_back(line.str());
-  std::string staged = out.str() + ".rankc-tmp";
-  fs::remove_directories(staged);
-  fs::remove(staged);
-  if (copyTree(tree, staged) || swapIn(staged, out)) {
+  // Copied beside OUT, then swapped in whole (OUT was checked to be
+  // rankc's before the lookup, as for a build).
+  std::string staged;
+  if (makeStageBeside(out, staged))
+    return false;
+  fs::remove(staged); // copyTree makes it
+  if (copyTree(tree, staged) || swapIntoPlace(staged, out)) {
     fs::remove_directories(staged);
-    fs::remove(staged);
     return false;
   }
   return true;
@@ -118,17 +114,25 @@ void CompileCache::store(llvm::StringRef out,
   path::append(complete, "outputs");
   if (fs::exists(complete))
     return;
-  // What is there is no whole entry (restore refused it): replaced.
-  fs::remove_directories(entry());
-  std::string staged =
-      entry() + ".tmp-" + llvm::utostr(llvm::sys::Process::getProcessId());
-  fs::remove_directories(staged);
+  // An entry's copy of OUT carries OUT's marker: an entry that lost its
+  // list is rankc's and is replaced; anything else at the entry's name is
+  // left as it is, and this build is not kept.
+  if (fs::exists(entry())) {
+    llvm::SmallString<256> marker(entry());
+    path::append(marker, "out", kOutputMarker);
+    if (!fs::exists(marker))
+      return warn("'" + entry() + "' is in the way and is not a cache entry",
+                  std::make_error_code(std::errc::file_exists));
+    fs::remove_directories(entry());
+  }
+  llvm::SmallString<256> unique;
+  if (std::error_code ec = fs::createUniqueDirectory(entry() + ".tmp", unique))
+    return warn("cannot store the build", ec);
+  std::string staged = unique.str().str();
   llvm::SmallString<256> tree(staged), list(staged);
   path::append(tree, "out");
   path::append(list, "outputs");
-  std::error_code ec = fs::create_directories(staged);
-  if (!ec)
-    ec = copyTree(out, tree);
+  std::error_code ec = copyTree(out, tree);
   if (!ec) {
     llvm::raw_fd_ostream os(list, ec);
     for (const std::string &o : outputs)

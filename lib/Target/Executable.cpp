@@ -1,6 +1,7 @@
 //===- Executable.cpp - partitioned module to programs on disk ------------===//
 
 #include "rankc/Target/Executable.h"
+#include "rankc/Target/OutputFolder.h"
 #include "Library.h"
 #include "Link.h"
 #include "ObjectFile.h"
@@ -97,6 +98,19 @@ SLURM_CONF=
 SEG_RANKS=()SH" + slurmRanks + R"SH()
 SEG_EXES=()SH" + slurmExes + R"SH()
 USAGE="usage: launch [--inputs IN] [--outputs RES] [--steps N] [--trace FILE] [--stats FILE] [--kernel-stats DIR] [--timeout S] [--np-check] [--slurm-conf FILE] [-- MPIEXEC-ARGS...]"
+HELP="$USAGE
+  --inputs IN        read IN/rank<r>/<input-id>.npy (default: reproducible values)
+  --outputs RES      write RES/rank<r>/<name>.npy (default: results/ beside launch);
+                     RES must be new, empty or an earlier run's
+  --steps N          run N steps in one process per rank (default 1)
+  --trace FILE       a timeline of every rank (Chrome trace JSON)
+  --stats FILE       per-part times and message sizes (JSON)
+  --kernel-stats DIR per-kernel times of each rank (CUDA)
+  --timeout S        stop every rank after S seconds
+  --np-check         print the mpiexec command and exit
+  --slurm-conf FILE  write an srun --multi-prog configuration and exit
+  --help             this text
+  -- MPIEXEC-ARGS... passed to mpiexec before the programs"
 while [ $# -gt 0 ]; do
   case "$1" in
     --inputs|--outputs|--steps|--trace|--stats|--kernel-stats|--timeout|--slurm-conf)
@@ -106,7 +120,10 @@ while [ $# -gt 0 ]; do
     --inputs)
       if [ ! -d "$2" ]; then echo "error: --inputs '$2' is not a directory" >&2; exit 2; fi
       ARGS+=(--inputs "$(cd "$2" && pwd)"); shift 2 ;;
-    --outputs) RES=$2; shift 2 ;;
+    --outputs)
+      if [ -e "$2" ] && [ ! -d "$2" ]; then echo "error: --outputs '$2' is a file; it names the folder the outputs go to" >&2; exit 2; fi
+      RES=$2; shift 2 ;;
+    --help|-h) echo "$HELP"; exit 0 ;;
     --trace) ARGS+=(--trace "$2"); shift 2 ;;
     --stats) ARGS+=(--stats "$2"); shift 2 ;;
     --kernel-stats) ARGS+=(--kernel-stats "$2"); shift 2 ;;
@@ -118,7 +135,13 @@ while [ $# -gt 0 ]; do
       fi
       ARGS+=(--timeout "$2"); shift 2 ;;
     --steps)
-      case "$2" in ''|*[!0-9]*|0) echo "error: --steps takes an integer >= 1, got '$2'" >&2; exit 2 ;; esac
+      # An integer in [1, 2^63 - 1]: longer ones would wrap or saturate.
+      n=${2#"${2%%[!0]*}"}
+      case "$2" in ''|*[!0-9]*) n= ;; esac
+      if [ -z "$n" ]; then echo "error: --steps takes an integer >= 1, got '$2'" >&2; exit 2; fi
+      if [ ${#n} -gt 19 ] || { [ ${#n} -eq 19 ] && [[ "$n" > 9223372036854775807 ]]; }; then
+        echo "error: --steps takes an integer >= 1 and at most 9223372036854775807, got '$2'" >&2; exit 2
+      fi
       ARGS+=(--steps "$2"); shift 2 ;;
     --np-check) CHECK=1; shift ;;
     --slurm-conf) SLURM_CONF=$2; shift 2 ;;
@@ -128,12 +151,30 @@ while [ $# -gt 0 ]; do
        exit 2 ;;
   esac
 done
+# RES is rankc's (cli.md): new, empty, or an earlier run's (it carries the
+# marker); launch never writes over files it did not write.
+claim_outputs() {
+  # (a failed run's staged outputs, kept for the user, are launch's too)
+  local held
+  held=$(ls -A "$RES" 2>/dev/null | grep -v '^[.]rankc-partial[.]')
+  if [ -d "$RES" ] && [ ! -f "$RES/.rankc-results" ] && [ -n "$held" ]; then
+    echo "error: --outputs '$RES' is a folder that launch did not write (it holds $(echo "$held" | head -3 | sed "s/.*/'&'/" | paste -sd, -)); give a new or empty folder, or an earlier run's" >&2
+    exit 2
+  fi
+  if ! mkdir -p "$RES" 2>/dev/null; then echo "error: cannot create the outputs folder '$RES'" >&2; exit 1; fi
+  RES=$(cd "$RES" && pwd)
+}
+# Written with the first outputs: from then on RES is an earlier run's.
+mark_outputs() {
+  [ -f "$RES/.rankc-results" ] || echo "Outputs of rankc's launch; the next run to this folder replaces its .npy files." > "$RES/.rankc-results" ||
+    { echo "error: cannot write in '$RES'" >&2; trap - EXIT; exit 1; }
+}
 if [ -n "$SLURM_CONF" ]; then
   # srun --multi-prog: "RANKS PROGRAM ARGS..." per line; no staging (srun
   # runs the programs itself), so the outputs are written in place and are
   # complete only when srun exits 0.
-  mkdir -p "$RES" || exit 1
-  RES=$(cd "$RES" && pwd)
+  claim_outputs
+  mark_outputs
   quote() { case "$1" in *[[:space:]]*) printf '"%s"' "$1" ;; *) printf '%s' "$1" ;; esac; }
   {
     echo "# srun --multi-prog configuration of $HERE/launch (world size )SH" + std::to_string(ws) + R"SH()"
@@ -153,8 +194,7 @@ if [ $CHECK = 1 ]; then
   echo "world size )SH" + std::to_string(ws) + R"SH(: $MPIEXEC${MPIARGS[*]:+ ${MPIARGS[*]}})SH" + segments + R"SH("
   exit 0
 fi
-if ! mkdir -p "$RES" 2>/dev/null; then echo "error: cannot create the outputs folder '$RES'" >&2; exit 1; fi
-RES=$(cd "$RES" && pwd)
+claim_outputs
 STAGE=$(mktemp -d "$RES/.rankc-partial.XXXXXX") || { echo "error: cannot write in '$RES'" >&2; exit 1; }
 trap 'rm -rf "$STAGE"' EXIT
 ARGS+=(--outputs "$STAGE")
@@ -222,6 +262,7 @@ for d in "$STAGE"/rank*; do
     fi
   done
 done
+mark_outputs
 staged=0
 for d in "$STAGE"/rank*; do
   [ -d "$d" ] || continue
@@ -305,6 +346,7 @@ std::vector<std::string> programOutputs(ModuleOp module, StringRef out,
   }
   files.push_back(emit == Emit::Lib ? in("python", "rankc_program.py")
                                     : in("launch"));
+  files.push_back(in(kOutputMarker));
   return files;
 }
 
@@ -342,10 +384,13 @@ LogicalResult writePrograms(ModuleOp module, StringRef out,
     return emitError(UnknownLoc::get(ctx))
            << "rankc's runtime" << (options.cuda ? " for CUDA" : "")
            << " is not in '" << options.runtime.dir << "'";
-  // Build beside OUT and swap it in at the end: never a half-written OUT.
-  SmallString<256> stage(out);
-  stage += ".rankc-tmp";
-  llvm::sys::fs::remove_directories(stage);
+  // Build beside OUT and swap it in at the end: never a half-written OUT,
+  // and never one that is not rankc's (OutputFolder.h).
+  std::string stage;
+  if (std::error_code ec = makeStageBeside(out, stage))
+    return emitError(UnknownLoc::get(ctx))
+           << "cannot create a folder beside '" << out << "' to build in: "
+           << ec.message();
   auto makeDir = [&](StringRef sub) -> LogicalResult {
     SmallString<256> dir(stage);
     llvm::sys::path::append(dir, sub);
@@ -444,8 +489,13 @@ LogicalResult writePrograms(ModuleOp module, StringRef out,
       failed(lib ? writeFile("python/rankc_program.py", pythonModule(), false)
                  : writeFile("launch", launchScript(module), true)))
     return emitError(UnknownLoc::get(ctx)) << "cannot write into " << stage;
-  llvm::sys::fs::remove_directories(out);
-  if (std::error_code ec = llvm::sys::fs::rename(stage, out))
+  if (writeOutputMarker(stage))
+    return emitError(UnknownLoc::get(ctx)) << "cannot write into " << stage;
+  // Checked again: something may have been put at OUT during the build.
+  std::string why = whyNotOutputFolder(out, options.inputPath);
+  if (!why.empty())
+    return emitError(UnknownLoc::get(ctx)) << why;
+  if (std::error_code ec = swapIntoPlace(stage, out))
     return emitError(UnknownLoc::get(ctx))
            << "cannot move the build into '" << out << "': " << ec.message();
   return success();

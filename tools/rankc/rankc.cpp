@@ -12,6 +12,7 @@
 #include "rankc/Driver/Driver.h"
 #include "rankc/Frontend/LoadProgram.h"
 #include "rankc/Target/Executable.h"
+#include "rankc/Target/OutputFolder.h"
 #include "rankc/Target/Plan.h"
 #include "rankc/Target/RuntimeFiles.h"
 #include "rankc/Target/PrintMLIR.h"
@@ -241,20 +242,46 @@ LogicalResult printDiagnostic(Diagnostic &diag) {
   return success();
 }
 
-/// Writes OUT (or standard output for "-") whole, or not at all.
+/// Writes OUT (or standard output for "-") whole, or not at all: into a
+/// temporary file beside it, renamed over OUT once complete, so that a
+/// failed write leaves an earlier OUT as it was.
 int writeOutput(const Options &o,
                 llvm::function_ref<LogicalResult(llvm::raw_ostream &)> write) {
-  std::string error;
-  auto out = openOutputFile(o.output, &error);
-  if (!out) {
-    llvm::errs() << "error: cannot write '" << o.output << "': " << error
-                 << "\n";
+  std::string why = rankc::whyNotOutputFile(o.output);
+  if (!why.empty()) {
+    llvm::errs() << "error: " << why << "\n";
     return 1;
   }
-  if (failed(write(out->os())))
-    return 1; // the ToolOutputFile removes what was written
-  out->keep();
+  bool wrote = true;
+  llvm::Error err = llvm::writeToOutput(o.output, [&](llvm::raw_ostream &os) {
+    wrote = succeeded(write(os));
+    // A failure is already reported; the temporary file is then dropped.
+    return wrote ? llvm::Error::success()
+                 : llvm::createStringError(std::errc::io_error, "");
+  });
+  if (err) {
+    std::string text = llvm::toString(std::move(err));
+    if (wrote)
+      llvm::errs() << "error: cannot write '" << o.output << "': " << text
+                   << "\n";
+    return 1;
+  }
   return 0;
+}
+
+/// The output rule of cli.md ("OUT is rankc's"), checked before any work:
+/// a refused OUT (or depfile) is named and left exactly as it was.
+bool outputAllowed(const Options &o) {
+  std::string why;
+  if (o.command == "compile" && (o.emit == "exe" || o.emit == "lib"))
+    why = rankc::whyNotOutputFolder(o.output, o.input);
+  else if (o.command != "check")
+    why = rankc::whyNotOutputFile(o.output);
+  if (why.empty() && !o.depfile.empty())
+    why = rankc::whyNotOutputFile(o.depfile);
+  if (!why.empty())
+    llvm::errs() << "error: " << why << "\n";
+  return why.empty();
 }
 
 /// The files `rankc compile` writes with these options.
@@ -397,6 +424,9 @@ int main(int argc, char **argv) {
   if (o.command == "check")
     return exitNow(failed(rankc::checkInput(ctx, o.input, sourceMgr, timing,
                                             llvm::outs())));
+
+  if (!o.printOutputs && !outputAllowed(o))
+    return exitNow(1);
 
   if (o.command == "import") {
     OwningOpRef<ModuleOp> module =
@@ -547,6 +577,7 @@ int main(int argc, char **argv) {
   }
   build.emit = o.emit == "lib" ? rankc::Emit::Lib : rankc::Emit::Exe;
   build.inputName = llvm::sys::path::filename(o.input).str();
+  build.inputPath = o.input;
   read.push_back(build.cuda ? build.runtime.cuda : build.runtime.host);
   if (failed(rankc::writePrograms(*module, o.output, timing, build)))
     return exitNow(1);

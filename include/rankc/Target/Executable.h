@@ -34,6 +34,7 @@ struct BuildOptions {
   Emit emit = Emit::Exe;
   RuntimeFiles runtime;
   std::string inputName; ///< the DAG file, named in generated headers
+  std::string inputPath; ///< the DAG file as given: OUT may not hold it
   /// The processor host code is compiled for (--cpu): an LLVM CPU name,
   /// or "native" for the compiling machine's own (with all its features).
   std::string cpu = "x86-64-v3";
