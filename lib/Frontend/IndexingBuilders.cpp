@@ -161,18 +161,22 @@ Value buildScatterAdd(OpBuilder &b, Location loc, const Node &n, Value base,
       ubs.push_back(arith::ConstantIndexOp::create(b, loc, d));
       steps.push_back(one);
     }
-    scf::ParallelOp::create(
-        b, loc, lbs, ubs, steps,
-        [&](OpBuilder &nb, Location l, ValueRange ivs) {
-          SmallVector<Value> at(ivs.begin() + axis, ivs.begin() + axis + ri);
-          Value raw = tensor::ExtractOp::create(nb, l, indices, at);
-          Value i = checkedIndex(nb, l, raw, baseShape[axis], check);
-          SmallVector<Value> target(ivs.begin(), ivs.begin() + axis);
-          target.push_back(i);
-          target.append(ivs.begin() + axis + ri, ivs.end());
-          Value u = tensor::ExtractOp::create(nb, l, updates, ivs);
-          atomicAdd(nb, l, n.outDType, u, buffer, target);
-        });
+    auto add = [&](OpBuilder &nb, Location l, ValueRange ivs) {
+      SmallVector<Value> at(ivs.begin() + axis, ivs.begin() + axis + ri);
+      Value raw = tensor::ExtractOp::create(nb, l, indices, at);
+      Value i = checkedIndex(nb, l, raw, baseShape[axis], check);
+      SmallVector<Value> target(ivs.begin(), ivs.begin() + axis);
+      target.push_back(i);
+      target.append(ivs.begin() + axis + ri, ivs.end());
+      Value u = tensor::ExtractOp::create(nb, l, updates, ivs);
+      atomicAdd(nb, l, n.outDType, u, buffer, target);
+    };
+    // 0-d updates (a vector's one element at a 0-d index): one add, no
+    // loop (scf.parallel needs at least one).
+    if (updType.getRank() == 0)
+      add(b, loc, ValueRange());
+    else
+      scf::ParallelOp::create(b, loc, lbs, ubs, steps, add);
   } else if (updType.getNumElements() != 0) {
     // No row to add into: every index is out of range. Checked all the
     // same (the first one fails the run), with nothing to add.
