@@ -21,6 +21,7 @@ import atexit
 import ctypes
 import json
 import os
+import sys
 
 import numpy as np
 
@@ -54,11 +55,12 @@ _RANK_VARIABLES = ("PMI_RANK", "PMIX_RANK", "OMPI_COMM_WORLD_RANK",
 
 
 def _launcher_rank():
+    """This process's rank, or None without a launcher (a singleton)."""
     for name in _RANK_VARIABLES:
         value = os.environ.get(name)
         if value and value.isdigit():
             return int(value)
-    return 0  # a singleton: no launcher
+    return None
 
 
 class Program:
@@ -199,6 +201,15 @@ def load(out_dir, rank=None):
         plan = json.load(f)
     if rank is None:
         rank = _launcher_rank()
+        if rank is None and plan["world_size"] > 1:
+            # Started as `python3 script.py`: one process of a world of W.
+            script = os.path.basename(sys.argv[0]) if sys.argv and sys.argv[0] else "SCRIPT.py"
+            raise RuntimeError(
+                "%s holds a program of %d ranks and this process was not started "
+                "by mpiexec; start one process per rank: mpiexec -n %d %s %s"
+                % (out_dir, plan["world_size"], plan["world_size"],
+                   os.path.basename(sys.executable) or "python3", script))
+        rank = rank or 0
     for p in plan["programs"]:
         if rank in p["ranks"]:
             name = p["executable"]

@@ -13,6 +13,7 @@
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/Diagnostics.h"
 #include "mlir/Pass/PassManager.h"
+#include "llvm/ADT/StringSet.h"
 #include "llvm/Support/MemoryBuffer.h"
 
 using namespace mlir;
@@ -22,6 +23,9 @@ namespace rankc {
 namespace {
 struct Counts {
   size_t programs = 0, nodes = 0, sends = 0, recvs = 0, allreduces = 0;
+  /// data_parallel: the gradients each rank averages with every other
+  /// (in buckets, at compile time), the most of any program.
+  std::optional<size_t> gradients;
 };
 
 void printSummary(llvm::raw_ostream &out, StringRef input, int64_t worldSize,
@@ -29,9 +33,13 @@ void printSummary(llvm::raw_ostream &out, StringRef input, int64_t worldSize,
   out << input << ": ok: world_size " << worldSize << ", " << c.programs
       << " program" << (c.programs == 1 ? "" : "s") << ", " << c.nodes
       << " nodes, " << c.sends << " sends, " << c.recvs << " receives, "
-      << c.allreduces << " allreduces; " << g.numMessages()
-      << " messages matched across ranks, " << g.numCollectives()
-      << " collectives, no deadlock\n";
+      << c.allreduces << " allreduces";
+  if (c.gradients)
+    out << ", " << *c.gradients << " gradient"
+        << (*c.gradients == 1 ? "" : "s")
+        << " averaged over all ranks (data_parallel, in buckets)";
+  out << "; " << g.numMessages() << " messages matched across ranks, "
+      << g.numCollectives() << " collectives, no deadlock\n";
 }
 
 Counts countEvents(ArrayRef<ProgramGraph> graphs) {
@@ -67,7 +75,23 @@ LogicalResult checkInput(MLIRContext &ctx, StringRef input,
     FailureOr<CrossRankGraph> g = CrossRankGraph::build(&ctx, ws, graphs);
     if (failed(g))
       return failure();
-    printSummary(out, input, ws, countEvents(graphs), *g);
+    Counts counts = countEvents(graphs);
+    if (auto dp = module->getOperation()->getAttrOfType<DictionaryAttr>(
+            comm::CommDialect::kDataParallel)) {
+      auto ignore = dp.getAs<ArrayAttr>("ignore");
+      size_t most = 0;
+      for (auto fn : module->getOps<func::FuncOp>()) {
+        llvm::StringSet<> params;
+        for (unsigned i = 0; i < fn.getNumResults(); ++i)
+          if (auto p = fn.getResultAttrOfType<StringAttr>(
+                  i, comm::CommDialect::kGradOf))
+            if (!ignore || !llvm::is_contained(ignore.getValue(), p))
+              params.insert(p.getValue());
+        most = std::max<size_t>(most, params.size());
+      }
+      counts.gradients = most;
+    }
+    printSummary(out, input, ws, counts, *g);
     return success();
   }
 
@@ -86,7 +110,20 @@ LogicalResult checkInput(MLIRContext &ctx, StringRef input,
   if (failed(g))
     return failure();
   verifyTimer.stop();
-  printSummary(out, input, doc->worldSize, countEvents(graphs), *g);
+  Counts counts = countEvents(graphs);
+  if (doc->dataParallel) {
+    const std::vector<std::string> &ignore = doc->dataParallel->ignore;
+    size_t most = 0;
+    for (const dag::Program &p : doc->programs) {
+      llvm::StringSet<> params;
+      for (const dag::Output &o : p.outputs)
+        if (o.gradOf && !llvm::is_contained(ignore, *o.gradOf))
+          params.insert(*o.gradOf);
+      most = std::max<size_t>(most, params.size());
+    }
+    counts.gradients = most;
+  }
+  printSummary(out, input, doc->worldSize, counts, *g);
   return success();
 }
 
