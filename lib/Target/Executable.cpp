@@ -226,15 +226,20 @@ trap 'stop SIGHUP' HUP
 # into the staging folder, so that the pid Hydra names maps to a rank.
 export RANKC_PID_DIR="$STAGE/.pids"
 mkdir -p "$RANKC_PID_DIR"
-mkfifo "$STAGE/.mpiexec.fifo"
+mkfifo "$STAGE/.mpiexec.fifo" "$STAGE/.mpiexec.err"
 tee "$STAGE/.mpiexec.out" < "$STAGE/.mpiexec.fifo" &
 TEE=$!
-"$MPIEXEC" "${MPIARGS[@]}")SH" + segments + R"SH( > "$STAGE/.mpiexec.fifo" &
+# A rank that fails says why in its own `error:` line, then aborts the
+# job: MPICH's line about the abort says nothing more, and is dropped.
+grep -v --line-buffered '^Abort([0-9]*) on node [0-9]* (rank [0-9]* in comm [0-9]*): application called MPI_Abort(MPI_COMM_WORLD, 1) - process [0-9]*$' \
+  < "$STAGE/.mpiexec.err" >&2 &
+ERRF=$!
+"$MPIEXEC" "${MPIARGS[@]}")SH" + segments + R"SH( > "$STAGE/.mpiexec.fifo" 2> "$STAGE/.mpiexec.err" &
 PID=$!
 wait "$PID"
 rc=$?
 PID=
-wait "$TEE" 2>/dev/null
+wait "$TEE" "$ERRF" 2>/dev/null
 if [ $rc -ne 0 ]; then
   dead=$(sed -n 's/^= *PID \([0-9][0-9]*\) RUNNING AT .*/\1/p' "$STAGE/.mpiexec.out" | head -1)
   how=$(sed -n 's/^YOUR APPLICATION TERMINATED WITH THE EXIT STRING: //p' "$STAGE/.mpiexec.out" | head -1)
