@@ -18,6 +18,8 @@
 
 #include <simdjson.h>
 
+#include "JsonSyntax.h"
+
 #include <cmath>
 
 using namespace mlir;
@@ -28,8 +30,8 @@ namespace {
 
 class Reader {
 public:
-  Reader(MLIRContext *ctx, StringRef file, const char *base)
-      : ctx(ctx), file(file), base(base) {}
+  Reader(MLIRContext *ctx, StringRef file, StringRef text)
+      : ctx(ctx), file(file), base(text.data()), size(text.size()) {}
 
   FailureOr<Document> read(od::document &doc);
 
@@ -50,9 +52,26 @@ private:
     failed = true;
     return false;
   }
+public:
+  // simdjson says that the text is malformed, not always where: the strict
+  // scan of JsonSyntax.h names the first wrong byte when it finds one.
   bool failJson(simdjson::error_code err, Pos pos) {
-    return fail(pos, Twine("malformed JSON: ") + simdjson::error_message(err));
+    return failSyntax(pos, simdjson::error_message(err));
   }
+  bool failSyntax(Pos pos, const Twine &fallback) {
+    if (const std::optional<JsonSyntaxError> &syntax = syntaxError())
+      return fail(posOf(base + syntax->offset),
+                  "malformed JSON: " + syntax->message);
+    return fail(pos, "malformed JSON: " + fallback);
+  }
+  /// The text's first syntax error, scanned for once (error paths only).
+  const std::optional<JsonSyntaxError> &syntaxError() {
+    if (!scanned)
+      scanned = findJsonSyntaxError(StringRef(base, size));
+    return *scanned;
+  }
+
+private:
 
   bool readProgram(od::value v, Program &prog);
   bool readNode(od::value v, Program &prog, Node &node);
@@ -84,6 +103,8 @@ private:
   MLIRContext *ctx;
   StringRef file;
   const char *base;
+  size_t size;
+  std::optional<std::optional<JsonSyntaxError>> scanned;
   bool failed = false;
   std::string err; // set by the typed readers
   int constScalarDepth = -1; // depth of the numbers of the constant being read
@@ -674,6 +695,8 @@ bool Reader::readNode(od::value v, Program &prog, Node &node) {
       }
       break;
     }
+    if (!ok && syntaxError()) // not a wrong value: no JSON at all
+      return failSyntax(pos, "");
     if (!ok)
       note(pos, "'" + k + "' must be " + (err.empty() ? "valid" : err));
   }
@@ -897,7 +920,7 @@ FailureOr<Document> Reader::read(od::document &doc) {
   // Anything after the root object (a second document, stray text) is an
   // error too: on-demand parsing stops reading at the root's end otherwise.
   if (!doc.current_location().error())
-    return (fail(top, "malformed JSON: trailing content after the document"),
+    return (failSyntax(top, "trailing content after the document"),
             failure());
   if (!sawWorld)
     return (fail(top, "the document has no 'world_size'"), failure());
@@ -927,12 +950,9 @@ static FailureOr<Document> parsePadded(MLIRContext *ctx, StringRef file,
                                        const simdjson::padded_string &padded) {
   od::parser parser;
   od::document doc;
-  if (auto e = parser.iterate(padded).get(doc)) {
-    emitError(makeLoc(ctx, file, Pos{1, 1}))
-        << "malformed JSON: " << simdjson::error_message(e);
-    return failure();
-  }
-  Reader reader(ctx, file, padded.data());
+  Reader reader(ctx, file, StringRef(padded.data(), padded.size()));
+  if (auto e = parser.iterate(padded).get(doc))
+    return (reader.failJson(e, Pos{1, 1}), failure());
   return reader.read(doc);
 }
 
