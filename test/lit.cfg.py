@@ -69,3 +69,11 @@ try:
     config.available_features.add("cuda-driver")
 except OSError:
     pass
+
+# The random-program differential tests (test/Random/differential.py):
+# every seed also compiled for CUDA where the toolkit is; under the
+# sanitizers (several times slower) the first 25 seeds of each range.
+config.substitutions.append(
+    ("%random_flags", " ".join(
+        (["--cuda"] if "cuda-toolkit" in config.available_features else []) +
+        (["--limit", "25"] if "sanitized" in config.available_features else []))))
