@@ -10,13 +10,6 @@
 
 namespace rankc {
 
-std::string typeText(llvm::ArrayRef<int64_t> shape, llvm::StringRef dtype) {
-  std::string s = dtype.str() + "[";
-  for (size_t i = 0; i < shape.size(); ++i)
-    s += (i ? ", " : "") + std::to_string(shape[i]);
-  return s + "]";
-}
-
 std::vector<ProgramGraph> buildProgramGraphs(mlir::MLIRContext *ctx,
                                              const dag::Document &doc) {
   std::vector<ProgramGraph> graphs;

@@ -27,6 +27,12 @@ std::optional<DType> parseDType(std::string_view name) {
 }
 const char *dtypeName(DType t) { return kDTypes[unsigned(t)].name; }
 unsigned dtypeBytes(DType t) { return kDTypes[unsigned(t)].bytes; }
+std::string typeText(llvm::ArrayRef<int64_t> shape, llvm::StringRef dtype) {
+  std::string s = dtype.str() + "[";
+  for (size_t i = 0; i < shape.size(); ++i)
+    s += (i ? ", " : "") + std::to_string(shape[i]);
+  return s + "]";
+}
 bool isFloat(DType t) { return t >= DType::F16; }
 bool isInteger(DType t) { return t >= DType::I8 && t <= DType::I64; }
 

@@ -6,6 +6,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "rankc/Frontend/DagChecker.h"
+#include "MessageTypes.h"
 #include "rankc/Dialect/Comm/Comm.h"
 #include "rankc/Frontend/DagDiagnostics.h"
 
@@ -183,7 +184,7 @@ private:
   }
 
   LogicalResult checkRanks();
-  LogicalResult checkProgram(Program &p);
+  LogicalResult checkProgram(Program &p, std::vector<bool> &inferred);
   LogicalResult resolveArgs(Program &p);
   LogicalResult sortTopologically(Program &p);
   LogicalResult inferNode(Program &p, Node &n);
@@ -990,12 +991,35 @@ LogicalResult Checker::checkBytes(Program &p, Node &n) {
                      << " bytes, more than a process can address (2^47)";
 }
 
-LogicalResult Checker::checkProgram(Program &p) {
+LogicalResult Checker::checkProgram(Program &p, std::vector<bool> &inferred) {
   if (failed(resolveArgs(p)) || failed(sortTopologically(p)))
     return failure();
-  for (uint32_t i : p.order)
-    if (failed(inferNode(p, p.nodes[i])) || failed(checkBytes(p, p.nodes[i])))
-      return failure();
+  bool ok = true;
+  for (uint32_t i : p.order) {
+    Node &n = p.nodes[i];
+    // Past the first error, the nodes that do not depend on a failed one
+    // are still inferred (their errors are not reported): a send among
+    // them may explain the error (MessageTypes.h).
+    if (!ok && llvm::any_of(n.args, [&](uint32_t a) { return !inferred[a]; }))
+      continue;
+    if (succeeded(inferNode(p, n)) && succeeded(checkBytes(p, n))) {
+      if (!ok)
+        inferred[i] = true;
+      continue;
+    }
+    if (ok) {
+      inferred.assign(p.nodes.size(), false);
+      for (uint32_t done : p.order) {
+        if (done == i)
+          break;
+        inferred[done] = true;
+      }
+    }
+    ok = false;
+  }
+  if (!ok)
+    return failure();
+  inferred.assign(p.nodes.size(), true);
   return failure(failed(checkOutputs(p)) || failed(checkState(p)));
 }
 
@@ -1068,9 +1092,25 @@ LogicalResult Checker::checkState(Program &p) {
 LogicalResult Checker::run() {
   if (failed(checkRanks()))
     return failure();
-  for (Program &p : doc.programs)
-    if (failed(checkProgram(p)))
-      return failure();
+  // The first error is held back until every program is checked: when a
+  // message is sent with another type than its receiver declares, that is
+  // reported first, as the likely cause (MessageTypes.h).
+  std::vector<std::vector<bool>> inferred(doc.programs.size());
+  std::optional<Diagnostic> first;
+  {
+    ScopedDiagnosticHandler hold(ctx, [&](Diagnostic &d) {
+      if (!first)
+        first.emplace(std::move(d));
+      return success();
+    });
+    for (auto [p, done] : llvm::zip(doc.programs, inferred))
+      (void)checkProgram(p, done);
+  }
+  if (first) {
+    reportMessageTypeMismatch(ctx, doc, inferred);
+    ctx->getDiagEngine().emit(std::move(*first));
+    return failure();
+  }
   if (doc.dataParallel) {
     for (const std::string &id : doc.dataParallel->ignore) {
       bool found = llvm::any_of(doc.programs, [&](const Program &p) {

@@ -15,8 +15,7 @@ namespace rankc {
 std::vector<ProgramGraph> buildProgramGraphs(mlir::MLIRContext *ctx,
                                              const dag::Document &doc);
 
-/// "f32[4, 4]": how messages and the analysis name a tensor type.
-std::string typeText(llvm::ArrayRef<int64_t> shape, llvm::StringRef dtype);
+using dag::typeText;
 
 } // namespace rankc
 

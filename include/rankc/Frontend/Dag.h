@@ -11,7 +11,9 @@
 #ifndef RANKC_FRONTEND_DAG_H
 #define RANKC_FRONTEND_DAG_H
 
+#include "llvm/ADT/ArrayRef.h"
 #include "llvm/ADT/SmallVector.h"
+#include "llvm/ADT/StringRef.h"
 #include "llvm/ADT/StringMap.h"
 #include "llvm/Support/Allocator.h"
 
@@ -30,6 +32,8 @@ enum class DType : uint8_t { Bool, I8, I32, I64, F16, BF16, F32, F64 };
 
 std::optional<DType> parseDType(std::string_view name);
 const char *dtypeName(DType t);
+/// "f32[4, 4]": how messages, the checker and the analysis name a type.
+std::string typeText(llvm::ArrayRef<int64_t> shape, llvm::StringRef dtype);
 unsigned dtypeBytes(DType t);
 bool isFloat(DType t);
 bool isInteger(DType t); // i8 i32 i64 (not bool)
