@@ -79,9 +79,9 @@ class Exporter(Ops):
             raise Unsupported(f"tensors of {dt}")
         return DTYPES[dt]
 
-    def add(self, op, args=(), **attrs):
+    def add(self, op, args=(), name=None, **attrs):
         self.count += 1
-        nid = f"{op}.{self.count}"
+        nid = f"{name or op}.{self.count}"
         node = {"id": nid, "op": op, "args": list(args)}
         node.update(attrs)
         self.nodes.append(node)

@@ -89,9 +89,16 @@ class Ops:
         s = self.add("sum", [g], axes=[d], keepdims=True)
         return self.add("sub", [g, self.add("mul", [self.add("exp", [y]), s])])
 
-    def _onehot(self, target, classes, xshape, tdtype):
-        """[N, C] (or [C]) bool: class == target, and the targets' mask
-        (target != ignore_index) as floats."""
+    def _onehot(self, target, classes, xshape, tdtype, ignore):
+        """[N, C] (or [C]) bool: class == target. A target outside [0, C)
+        other than ignore_index fails the run, as PyTorch raises: the
+        targets go through a `take` from iota(C) (the identity on valid
+        labels), whose range check names the rank, the node and the label;
+        ignored ones are taken as 0 (their rows are masked by the caller)."""
+        valid = self.add("ne", [target, self.number(ignore, tdtype)])
+        safe = self.add("where", [valid, target, self.number(0, tdtype)])
+        target = self.add("take", [self.iota([classes], 0, tdtype), safe], axis=0,
+                          name="target_class")
         if len(xshape) == 1:
             cls = self.iota([classes], 0, tdtype)
             return self.add("eq", [cls, target])
@@ -108,7 +115,7 @@ class Ops:
             raise Unsupported("aten.nll_loss_forward over spatial dimensions")
         X, T = self.ids[x], self.ids[target]
         tdt = self.dtype_of(target)
-        hot = self._onehot(T, xs[-1], xs, tdt)
+        hot = self._onehot(T, xs[-1], xs, tdt, ignore)
         picked = self.add("sum", [self.add("where", [hot, X, self.number(0.0, dt)])],
                           axes=[len(xs) - 1])
         keep = self.add("cast", [self.add("ne", [T, self.number(ignore, tdt)])], dtype=dt)
@@ -126,7 +133,7 @@ class Ops:
         xs = self.shape_of(x)
         X, T = self.ids[x], self.ids[target]
         tdt = self.dtype_of(target)
-        hot = self.add("cast", [self._onehot(T, xs[-1], xs, tdt)], dtype=dtype)
+        hot = self.add("cast", [self._onehot(T, xs[-1], xs, tdt, ignore)], dtype=dtype)
         keep = self.add("cast", [self.add("ne", [T, self.number(ignore, tdt)])], dtype=dtype)
         G = self.ids[g]
         if reduction == 1:
