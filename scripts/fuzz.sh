@@ -4,8 +4,11 @@
 # from the test inputs and examples:
 #   rankc-dag-fuzzer    JSON documents: read, check, import, verify
 #   rankc-mlir-fuzzer   .mlir modules: parse (every verifier), comm-verify-ranks
+#   rankc-compile-fuzzer JSON documents through the whole compile path: the
+#                       partitioning pipeline, then every program lowered
+#                       for the CPU (to LLVM IR) and for CUDA (LLVM IR kernels)
 #
-#   bash scripts/fuzz.sh [SECONDS] [dag|mlir ...]
+#   bash scripts/fuzz.sh [SECONDS] [dag|mlir|compile ...]
 #
 # Prints, per target, the executions, executions per second and the
 # coverage (libFuzzer's `cov`: instrumented edges reached) at the end. A
@@ -22,11 +25,11 @@ cd "$(dirname "$0")/.."
 SECONDS_EACH=${1:-60}
 shift || true
 TARGETS=("$@")
-[ ${#TARGETS[@]} -gt 0 ] || TARGETS=(dag mlir)
+[ ${#TARGETS[@]} -gt 0 ] || TARGETS=(dag mlir compile)
 for t in "${TARGETS[@]}"; do
   case $t in
-    dag|mlir) ;;
-    *) echo "error: unknown fuzz target '$t' (dag or mlir)" >&2; exit 2 ;;
+    dag|mlir|compile) ;;
+    *) echo "error: unknown fuzz target '$t' (dag, mlir or compile)" >&2; exit 2 ;;
   esac
 done
 case $SECONDS_EACH in
@@ -45,10 +48,13 @@ ninja -C "$BUILD" $(printf 'rankc-%s-fuzzer ' "${TARGETS[@]}")
 
 # Seeds: every JSON document and MLIR file of the tests and examples (the
 # documents inside split-file tests included).
+# The compile target builds each input whole (seconds for a model under
+# ASan): its seeds are the small documents, and an input may take 60 s.
 seed() { # seed TARGET EXT
-  local dir="$BUILD/seeds/$1"
+  local dir="$BUILD/seeds/$1" max=256k
+  [ "$1" = compile ] && max=8k
   rm -rf "$dir" && mkdir -p "$dir"
-  find test examples -name "*.$2" -size -256k | while read -r f; do
+  find test examples -name "*.$2" -size -$max | while read -r f; do
     cp "$f" "$dir/$(echo "$f" | tr '/' '_')"
   done
   grep -rl --include='*.test' -e "^#--- .*\.$2\$" test |
@@ -57,17 +63,20 @@ seed() { # seed TARGET EXT
         /^(#|\/\/)--- / { name = $2; out = (name ~ ("\\." ext "$")) ? dir "/" base "_" name : ""; next }
         out != "" { print > out }' "$f"
     done
+  [ "$1" = compile ] && find "$dir" -type f -size +8k -delete
   ls "$dir" | wc -l
 }
 
 status=0
 for t in "${TARGETS[@]}"; do
-  ext=$([ "$t" = dag ] && echo json || echo mlir)
+  ext=$([ "$t" = mlir ] && echo mlir || echo json)
   n=$(seed "$t" "$ext")
   corpus="$BUILD/corpus/$t" findings="$BUILD/findings/$t"
   rm -rf "$findings" && mkdir -p "$corpus" "$findings/upstream"
   log="$BUILD/fuzz-$t.log"
   fuzzer="$BUILD/bin/rankc-$t-fuzzer"
+  limit=10
+  [ "$t" = compile ] && limit=60
   echo "rankc-$t-fuzzer: $SECONDS_EACH s, $n seeds"
   # Fork mode: an input that crashes, hangs (10 s) or takes 4 GB is kept
   # and fuzzing goes on; each is then run again alone and triaged below.
@@ -75,7 +84,7 @@ for t in "${TARGETS[@]}"; do
   ASAN_OPTIONS=detect_leaks=0 UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
     "$fuzzer" "$corpus" "$BUILD/seeds/$t" -fork=1 -ignore_crashes=1 \
     -ignore_timeouts=1 -ignore_ooms=1 -max_total_time="$SECONDS_EACH" \
-    -seed="${RANKC_FUZZ_SEED:-1}" -timeout=10 -rss_limit_mb=4096 -max_len=65536 \
+    -seed="${RANKC_FUZZ_SEED:-1}" -timeout=$limit -rss_limit_mb=4096 -max_len=65536 \
     -artifact_prefix="$findings/" >"$log" 2>&1 || true
   last=$(grep -E '^#[0-9]+: cov:' "$log" | tail -1)
   runs=$(echo "$last" | sed -n 's/^#\([0-9]*\):.*/\1/p')
@@ -91,7 +100,7 @@ for t in "${TARGETS[@]}"; do
     trace="$f.trace"
     rc=0
     ASAN_OPTIONS=detect_leaks=0 UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
-      timeout 60 "$fuzzer" -timeout=10 -rss_limit_mb=4096 "$f" >"$trace" 2>&1 || rc=$?
+      timeout $((limit * 6)) "$fuzzer" -timeout=$limit -rss_limit_mb=4096 "$f" >"$trace" 2>&1 || rc=$?
     # A timeout or out-of-memory of fork mode's loaded machine that runs
     # clean alone (exit 0, within the limits) is no finding: kept in
     # unreproduced/ with how long it took alone, and listed.

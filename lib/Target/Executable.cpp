@@ -2,6 +2,7 @@
 
 #include "rankc/Target/Executable.h"
 #include "rankc/Target/OutputFolder.h"
+#include "rankc/Target/ProgramModules.h"
 #include "Library.h"
 #include "Link.h"
 #include "ObjectFile.h"
@@ -26,19 +27,6 @@ using namespace mlir;
 namespace rankc {
 
 namespace {
-
-/// A copy of `module` with one program and its parts.
-OwningOpRef<ModuleOp> extractProgram(ModuleOp module, StringRef name) {
-  OwningOpRef<ModuleOp> copy = module.clone();
-  for (auto fn : llvm::make_early_inc_range(copy->getOps<func::FuncOp>())) {
-    bool program = fn->hasAttr(comm::CommDialect::kRanks);
-    auto partOf = fn->getAttrOfType<StringAttr>(comm::CommDialect::kPartOf);
-    if ((program && fn.getName() != name) ||
-        (partOf && partOf.getValue() != name))
-      fn.erase();
-  }
-  return copy;
-}
 
 /// OUT/launch: every program under MPICH's mpiexec, with the right ranks.
 std::string launchScript(ModuleOp module) {
@@ -322,14 +310,6 @@ LogicalResult writePtx(ModuleOp module, const CudaOptions &cuda,
            << cast<gpu::ObjectAttr>(a).getObject().getValue() << "\n";
   }
   return success();
-}
-
-std::vector<std::string> programNames(ModuleOp module) {
-  std::vector<std::string> names;
-  for (auto fn : module.getOps<func::FuncOp>())
-    if (fn->hasAttr(comm::CommDialect::kRanks))
-      names.push_back(fn.getName().str());
-  return names;
 }
 
 std::vector<std::string> programOutputs(ModuleOp module, StringRef out,

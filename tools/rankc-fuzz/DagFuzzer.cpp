@@ -10,30 +10,11 @@
 //===----------------------------------------------------------------------===//
 
 #include "FuzzContext.h"
-
-#include "rankc/Frontend/DagChecker.h"
-#include "rankc/Frontend/DagImporter.h"
-#include "rankc/Frontend/DagReader.h"
-
-#include "mlir/IR/Verifier.h"
-#include "llvm/Support/raw_ostream.h"
-
-#include <cstdint>
-#include <cstdlib>
+#include "ImportChecked.h"
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
   static rankc::fuzz::FuzzContext contexts;
-  mlir::MLIRContext &ctx = contexts.next();
-  llvm::StringRef text(reinterpret_cast<const char *>(data), size);
-  mlir::FailureOr<rankc::dag::Document> doc =
-      rankc::dag::readDag(&ctx, "fuzz.json", text);
-  if (failed(doc) || failed(rankc::dag::checkDag(&ctx, *doc)))
-    return 0;
-  mlir::OwningOpRef<mlir::ModuleOp> module = rankc::dag::importDag(&ctx, *doc);
-  if (!module || failed(mlir::verify(*module))) {
-    llvm::errs() << "rankc-dag-fuzzer: a checked document did not import "
-                    "to a valid module\n";
-    std::abort();
-  }
+  (void)rankc::fuzz::importChecked(contexts.next(), data, size,
+                                   "rankc-dag-fuzzer");
   return 0;
 }

@@ -1,0 +1,29 @@
+//===- ProgramModules.h - one program of a partitioned module --*- C++ -*-===//
+//
+// A partitioned module holds every program (a function with `comm.ranks`)
+// and their parts (`comm.part_of`). Each program is lowered and built on
+// its own, from a module of its own.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef RANKC_TARGET_PROGRAMMODULES_H
+#define RANKC_TARGET_PROGRAMMODULES_H
+
+#include "mlir/IR/BuiltinOps.h"
+#include "mlir/IR/OwningOpRef.h"
+
+#include <string>
+#include <vector>
+
+namespace rankc {
+
+/// The names of a partitioned module's programs (plan.json's executables).
+std::vector<std::string> programNames(mlir::ModuleOp module);
+
+/// A copy of `module` with the program `name` and its parts only.
+mlir::OwningOpRef<mlir::ModuleOp> extractProgram(mlir::ModuleOp module,
+                                                 llvm::StringRef name);
+
+} // namespace rankc
+
+#endif // RANKC_TARGET_PROGRAMMODULES_H
