@@ -1,7 +1,7 @@
 /*===- rankc_core.h - run a compiled program, step by step ----------------===*
  *
  * The runtime's core as a library: what OUT/launch's executables do in
- * main() (runtime/Main.cpp), open to any program that links the generated
+ * main() (runtime/core/Main.cpp), open to any program that links the generated
  * code. One process runs one rank of one program; the calls below run it
  * for as many steps as the caller wants. Inputs and outputs are host
  * buffers in C order, in the order of the program's manifest (inputs and

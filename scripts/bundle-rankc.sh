@@ -28,8 +28,10 @@ link=${link#*&& }
 link=${link%% && *}
 args=()
 for a in $link; do
+  # (-Wl,--start-group: commas inside one argument)
+  # shellcheck disable=SC2054
   case $a in
-    -o) args+=(-o); ;;
+    -o) args+=(-o) ;;
     bin/rankc) args+=("$STAGE/bin/rankc") ;;
     *libMLIR.so*) args+=(-Wl,--start-group "$LLVM_LIB"/libMLIR*.a
                          "$LLVM_LIB"/libLLVM*.a -Wl,--end-group) ;;
@@ -38,6 +40,8 @@ for a in $link; do
     *) args+=("$a") ;;
   esac
 done
+# '$ORIGIN' is for the linker, not the shell.
+# shellcheck disable=SC2016
 (cd "$BUILD" && "${args[@]}" -fuse-ld=lld -Wl,--gc-sections -Wl,-s \
   -static-libstdc++ -static-libgcc -Wl,-rpath,'$ORIGIN/../lib' \
   /usr/lib/x86_64-linux-gnu/libzstd.so.1 /usr/lib/x86_64-linux-gnu/libz.a \

@@ -13,7 +13,7 @@ OUT=build/demo/$NAME
 RANKC=./build/bin/rankc
 $RANKC check "$EXAMPLE"
 $RANKC compile "$EXAMPLE" -o "$OUT"
-echo "--- compiled into $OUT: $(ls "$OUT" | tr '\n' ' ')"
+echo "--- compiled into $OUT: $(cd "$OUT" && echo *)"
 echo "--- schedule ($OUT/plan.json):"
 cat "$OUT/plan.json"
 echo "--- running $OUT/launch (reproducible inputs):"

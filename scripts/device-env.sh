@@ -1,3 +1,4 @@
+# shellcheck shell=bash
 # Sourced on the GPU machine (no MPICH there, nothing installable): unpacks
 # the MPICH that scripts/device-gpu-check.sh prepare bundled into .device/
 # and points the compiled programs at it and at PyTorch's cuBLASLt.

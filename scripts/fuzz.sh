@@ -44,7 +44,9 @@ fi
 CC=${CXX/clang++/clang}
 cmake -G Ninja -S . -B "$BUILD" -DCMAKE_BUILD_TYPE=RelWithDebInfo \
   -DCMAKE_C_COMPILER="$CC" -DCMAKE_CXX_COMPILER="$CXX" -DRANKC_FUZZ=ON >/dev/null
-ninja -C "$BUILD" $(printf 'rankc-%s-fuzzer ' "${TARGETS[@]}")
+FUZZERS=()
+for t in "${TARGETS[@]}"; do FUZZERS+=("rankc-$t-fuzzer"); done
+ninja -C "$BUILD" "${FUZZERS[@]}"
 
 # Seeds: every JSON document and MLIR file of the tests and examples (the
 # documents inside split-file tests included).
@@ -64,7 +66,7 @@ seed() { # seed TARGET EXT
         out != "" { print > out }' "$f"
     done
   [ "$1" = compile ] && find "$dir" -type f -size +8k -delete
-  ls "$dir" | wc -l
+  find "$dir" -mindepth 1 -maxdepth 1 | wc -l
 }
 
 status=0
@@ -90,7 +92,7 @@ for t in "${TARGETS[@]}"; do
   runs=$(echo "$last" | sed -n 's/^#\([0-9]*\):.*/\1/p')
   rate=$(echo "$last" | sed -n 's/.*exec\/s \([0-9]*\).*/\1/p')
   cov=$(echo "$last" | sed -n 's/.* cov: \([0-9]*\).*/\1/p')
-  echo "rankc-$t-fuzzer: ${runs:-0} runs, ${rate:-0} per second, cov ${cov:-0} edges, corpus $(ls "$corpus" | wc -l) inputs"
+  echo "rankc-$t-fuzzer: ${runs:-0} runs, ${rate:-0} per second, cov ${cov:-0} edges, corpus $(find "$corpus" -mindepth 1 -maxdepth 1 | wc -l) inputs"
   # A finding is ours when a frame of its stack is rankc's code (namespace
   # rankc); one wholly inside Debian's libMLIR (its parser has crashes of
   # its own on malformed text) is listed, kept in upstream/, and does not

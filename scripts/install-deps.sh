@@ -11,7 +11,7 @@ PKGS=(
   nlohmann-json3-dev libsimdjson-dev
   libgtest-dev googletest
   python3-numpy python3-torch python3-torchvision
-  bc
+  bc shellcheck
   clang-14 libclang-rt-14-dev
   libblas-dev libopenblas0-serial
   libomp-22-dev libblis4-serial

@@ -6,10 +6,10 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "rankc/Analysis/DagProgramGraph.h"
+#include "rankc/Support/TypeText.h"
 #include "rankc/Analysis/ProgramGraph.h"
 #include "rankc/Dialect/Comm/Comm.h"
-#include "rankc/Frontend/DagDiagnostics.h"
+#include "rankc/Support/DagLocations.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "llvm/ADT/DenseMap.h"
@@ -72,7 +72,7 @@ ProgramGraph buildProgramGraph(func::FuncOp fn) {
       e.reduce = comm::stringifyReduceKind(all.getReduce()).str();
       // Gradient buckets start in bucket order, as DDP's reducer does.
       if (auto bucket =
-              all->getAttrOfType<DictionaryAttr>(comm::CommDialect::kBucket)) {
+              all->getAttrOfType<comm::BucketAttr>(comm::CommDialect::kBucket)) {
         if (previousBucketTag)
           e.startsAfter = *previousBucketTag;
         previousBucketTag = cast<StringAttr>(all.getTag()).str();

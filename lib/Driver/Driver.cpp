@@ -2,12 +2,12 @@
 
 #include "rankc/Driver/Driver.h"
 #include "rankc/Analysis/CrossRankGraph.h"
-#include "rankc/Analysis/DagProgramGraph.h"
+#include "rankc/Frontend/DagProgramGraph.h"
 #include "rankc/Dialect/Comm/Comm.h"
 #include "rankc/Frontend/DagChecker.h"
 #include "rankc/Frontend/DagReader.h"
 #include "rankc/Frontend/LoadProgram.h"
-#include "rankc/Transforms/Passes.h"
+#include "rankc/Pipelines/Pipelines.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/IR/Builders.h"

@@ -12,9 +12,21 @@ struct DTypeInfo {
 constexpr DTypeInfo kDTypes[] = {{"bool", 1}, {"i8", 1},  {"i32", 4},
                                  {"i64", 8},  {"f16", 2}, {"bf16", 2},
                                  {"f32", 4},  {"f64", 8}};
-constexpr const char *kOpNames[] = {
-#define RANKC_X(name, text) text,
+struct OpInfo {
+  const char *name;
+  OpClass opClass;
+  int arity;
+  KeyRule keys;
+};
+constexpr OpInfo kOps[] = {
+#define RANKC_X(name, text, cls, arity, keys, required)                        \
+  {text, OpClass::cls, arity, {K_type | (keys), required}},
     RANKC_DAG_OPS(RANKC_X)
+#undef RANKC_X
+};
+constexpr const char *kKeyNames[] = {
+#define RANKC_X(key) #key,
+    RANKC_DAG_KEYS(RANKC_X)
 #undef RANKC_X
 };
 } // namespace
@@ -27,22 +39,32 @@ std::optional<DType> parseDType(std::string_view name) {
 }
 const char *dtypeName(DType t) { return kDTypes[unsigned(t)].name; }
 unsigned dtypeBytes(DType t) { return kDTypes[unsigned(t)].bytes; }
-std::string typeText(llvm::ArrayRef<int64_t> shape, llvm::StringRef dtype) {
-  std::string s = dtype.str() + "[";
-  for (size_t i = 0; i < shape.size(); ++i)
-    s += (i ? ", " : "") + std::to_string(shape[i]);
-  return s + "]";
-}
 bool isFloat(DType t) { return t >= DType::F16; }
 bool isInteger(DType t) { return t >= DType::I8 && t <= DType::I64; }
 
 std::optional<Op> parseOp(std::string_view name) {
-  for (unsigned i = 0; i < std::size(kOpNames); ++i)
-    if (name == kOpNames[i])
+  for (unsigned i = 0; i < std::size(kOps); ++i)
+    if (name == kOps[i].name)
       return Op(i);
   return std::nullopt;
 }
-const char *opName(Op op) { return kOpNames[unsigned(op)]; }
+const char *opName(Op op) { return kOps[unsigned(op)].name; }
+OpClass opClass(Op op) { return kOps[unsigned(op)].opClass; }
+int opArity(Op op) { return kOps[unsigned(op)].arity; }
+KeyRule opKeys(Op op) { return kOps[unsigned(op)].keys; }
+
+const char *keyName(NodeKey key) {
+  for (unsigned i = 0; i < std::size(kKeyNames); ++i)
+    if (key == 1u << i)
+      return kKeyNames[i];
+  return "?";
+}
+std::optional<NodeKey> parseNodeKey(std::string_view name) {
+  for (unsigned i = 0; i < std::size(kKeyNames); ++i)
+    if (name == kKeyNames[i])
+      return NodeKey(1u << i);
+  return std::nullopt;
+}
 
 const char *optimizerName(Optimizer::Kind kind) {
   switch (kind) {
@@ -51,37 +73,6 @@ const char *optimizerName(Optimizer::Kind kind) {
   case Optimizer::AdamW: return "adamw";
   }
   return "?";
-}
-
-OpClass opClass(Op op) {
-  switch (op) {
-  case Op::Input: case Op::Param: case Op::Constant: case Op::Iota:
-    return OpClass::Leaf;
-  case Op::Add: case Op::Sub: case Op::Mul: case Op::Div: case Op::Pow:
-  case Op::Maximum: case Op::Minimum:
-    return OpClass::Binary;
-  case Op::Eq: case Op::Ne: case Op::Lt: case Op::Le: case Op::Gt: case Op::Ge:
-    return OpClass::Compare;
-  case Op::And: case Op::Or:
-    return OpClass::Logical;
-  case Op::Where:
-    return OpClass::Where;
-  case Op::Einsum: case Op::Matmul:
-    return OpClass::Contraction;
-  case Op::Sum: case Op::Prod: case Op::Max: case Op::Min: case Op::Mean:
-    return OpClass::Reduction;
-  case Op::Reshape: case Op::Transpose: case Op::BroadcastTo: case Op::Slice:
-  case Op::Concat:
-    return OpClass::Shape;
-  case Op::Take: case Op::ScatterAdd:
-    return OpClass::Indexing;
-  case Op::Conv: case Op::Pool:
-    return OpClass::Window;
-  case Op::Send: case Op::Recv: case Op::AllReduce:
-    return OpClass::Comm;
-  default:
-    return OpClass::Unary;
-  }
 }
 
 std::optional<Reduce> parseReduce(std::string_view name) {

@@ -18,7 +18,7 @@
 // after the step. The index is clamped to 0 either way, so no access is out
 // of bounds while the error is on its way. `check` numbers the checked
 // nodes of a program; the program function lists their ids in order
-// (`rankc.index_checks`, read into the manifest by comm-lower-to-runtime).
+// (`rankc.index_checks`, read into the manifest by convert-comm-to-runtime).
 //
 //===----------------------------------------------------------------------===//
 

@@ -3,7 +3,7 @@
 #include "rankc/Target/Plan.h"
 #include "rankc/Analysis/CrossRankAnalysis.h"
 #include "rankc/Dialect/Comm/Comm.h"
-#include "rankc/Frontend/DagDiagnostics.h"
+#include "rankc/Support/DagLocations.h"
 
 #include "llvm/ADT/StringSet.h"
 #include "llvm/Support/JSON.h"
@@ -75,14 +75,14 @@ std::vector<BucketInfo> readBuckets(ModuleOp module) {
     if (!fn->hasAttr(comm::CommDialect::kRanks))
       continue;
     for (Operation &op : fn.getBody().front()) {
-      auto bucket = op.getAttrOfType<DictionaryAttr>(comm::CommDialect::kBucket);
+      auto bucket = op.getAttrOfType<comm::BucketAttr>(comm::CommDialect::kBucket);
       if (!bucket)
         continue;
       BucketInfo info;
-      for (Attribute p : bucket.getAs<ArrayAttr>("params"))
+      for (Attribute p : bucket.getParams())
         info.params.push_back(cast<StringAttr>(p).str());
-      info.dtype = bucket.getAs<StringAttr>("dtype").str();
-      info.bytes = bucket.getAs<IntegerAttr>("bytes").getInt();
+      info.dtype = bucket.getDtype().str();
+      info.bytes = bucket.getBytes();
       buckets.push_back(std::move(info));
     }
     if (!buckets.empty())

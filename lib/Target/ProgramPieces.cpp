@@ -24,7 +24,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "ProgramPieces.h"
-#include "rankc/Transforms/Glue.h"
+#include "rankc/Codegen/Common/Glue.h"
 
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
 #include "mlir/Dialect/LLVMIR/LLVMDialect.h"

@@ -17,7 +17,7 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "GemmMatch.h"
+#include "rankc/Transforms/GemmMatch.h"
 #include "rankc/Transforms/Passes.h"
 
 #include "mlir/Dialect/Affine/IR/AffineOps.h"

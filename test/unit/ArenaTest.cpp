@@ -1,13 +1,13 @@
 //===- ArenaTest.cpp - the runtime's step arenas over many steps ----------===//
 //
-// The protocol of runtime/Core.cpp (carried values moved out, then the
+// The protocol of runtime/core/Core.cpp (carried values moved out, then the
 // arena of the step reset; allocations from it), driven for many steps:
 // carried values keep their contents, memory stops growing after the first
 // steps, and (under the sanitizer build) nothing leaks.
 //
 //===----------------------------------------------------------------------===//
 
-#include "Arena.h"
+#include "core/Arena.h"
 
 #include <gtest/gtest.h>
 

@@ -1,7 +1,7 @@
 //===- CrossRankTest.cpp - the cross-rank graph's numbering and order -----===//
 
 #include "rankc/Analysis/CrossRankGraph.h"
-#include "rankc/Analysis/DagProgramGraph.h"
+#include "rankc/Frontend/DagProgramGraph.h"
 #include "rankc/Frontend/DagChecker.h"
 #include "rankc/Frontend/DagReader.h"
 

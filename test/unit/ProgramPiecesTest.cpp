@@ -12,7 +12,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "ProgramPieces.h"
-#include "rankc/Transforms/Glue.h"
+#include "rankc/Codegen/Common/Glue.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/LLVMIR/LLVMDialect.h"

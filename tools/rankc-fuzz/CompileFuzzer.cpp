@@ -17,7 +17,7 @@
 #include "ImportChecked.h"
 
 #include "rankc/Target/ProgramModules.h"
-#include "rankc/Transforms/Passes.h"
+#include "rankc/Pipelines/Pipelines.h"
 
 #include "mlir/Pass/PassManager.h"
 #include "mlir/Target/LLVMIR/Export.h"

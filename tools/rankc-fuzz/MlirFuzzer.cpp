@@ -10,7 +10,7 @@
 #include "FuzzContext.h"
 
 #include "rankc/Frontend/LoadProgram.h"
-#include "rankc/Transforms/Passes.h"
+#include "rankc/Dialect/Comm/Transforms/Passes.h"
 
 #include "mlir/IR/BuiltinOps.h"
 #include "mlir/Parser/Parser.h"

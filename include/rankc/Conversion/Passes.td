@@ -1,9 +1,64 @@
 //===- Passes.td - rankc's conversions ---------------------*- tablegen -*-===//
+//
+// From rankc's dialects to calls of the runtime's C ABI: the comm schedule
+// (CommToRuntime) and GPU binaries and launches (GPUToRuntime).
+//
+//===----------------------------------------------------------------------===//
 
 #ifndef RANKC_CONVERSION_PASSES
 #define RANKC_CONVERSION_PASSES
 
 include "mlir/Pass/PassBase.td"
+
+def RankcRuntimeManifest : Pass<"rankc-runtime-manifest", "mlir::ModuleOp"> {
+  let summary = "Describe one program for the runtime: the rankc_manifest constant";
+  let description = [{
+    Runs on a module that holds one partitioned program whose messages are
+    scheduled (comm-async-schedule) and writes `rankc_manifest`, the text
+    the runtime reads at start-up:
+
+    - the program's name, the world size and the ranks that run it (an
+      embedder's init checks its own rank against them);
+    - every input (its id, dtype code and shape; optimizer state is
+      zero-filled) and every output with its names;
+    - what is carried from step to step: `comm.state`, updated parameters
+      (`comm.update_of`) and optimizer state;
+    - every message and collective by `event`: kind, DAG node and tag (for
+      the trace, the watchdog and errors);
+    - the nodes whose indices are checked at run time (`rankc.index_checks`,
+      which it consumes).
+
+    Run it before convert-comm-to-runtime, which drops the comm.*
+    attributes it reads.
+  }];
+  let dependentDialects = ["mlir::memref::MemRefDialect"];
+}
+
+def ConvertCommToRuntime : Pass<"convert-comm-to-runtime", "mlir::ModuleOp"> {
+  let summary = "Lower one program's scheduled messages to the runtime's C ABI";
+  let description = [{
+    Runs on a module that holds one partitioned program, after
+    comm-async-schedule and rankc-runtime-manifest, and turns it into what
+    a CPU or GPU executable runs, one pattern per op:
+
+    - `comm.isend` copies its value into a buffer of its own and calls
+      `rankc_rt_isend`; `comm.irecv` allocates the buffer the value arrives
+      in and calls `rankc_rt_irecv`; `comm.iallreduce` does both and calls
+      `rankc_rt_iallreduce`;
+    - `comm.wait` calls `rankc_rt_wait` and, for a receive or a reduction,
+      gives the buffer to bufferization (`to_tensor restrict writable`);
+    - a `!comm.request` becomes the runtime's handle (i64) and, for one that
+      delivers a value, its buffer (a 1:N type conversion).
+
+    Part calls are bracketed by `rankc_rt_part_begin/end` (for the trace),
+    `rankc_entry` reads the inputs (`rankc_rt_input`), runs the program and
+    hands the outputs over (`rankc_rt_output`). The comm.* attributes are
+    dropped: the manifest carries them.
+  }];
+  let dependentDialects = ["mlir::func::FuncDialect", "mlir::memref::MemRefDialect",
+                           "mlir::bufferization::BufferizationDialect",
+                           "mlir::arith::ArithDialect"];
+}
 
 def RankcGpuLaunchToLLVM : Pass<"rankc-gpu-launch-to-llvm", "mlir::ModuleOp"> {
   let summary = "Lower gpu.binary and gpu.launch_func to LLVM-dialect calls of the runtime";

@@ -11,6 +11,7 @@
 #ifndef RANKC_FRONTEND_DAG_H
 #define RANKC_FRONTEND_DAG_H
 
+#include "rankc/Support/TypeText.h"
 #include "llvm/ADT/ArrayRef.h"
 #include "llvm/ADT/SmallVector.h"
 #include "llvm/ADT/StringRef.h"
@@ -33,43 +34,108 @@ enum class DType : uint8_t { Bool, I8, I32, I64, F16, BF16, F32, F64 };
 std::optional<DType> parseDType(std::string_view name);
 const char *dtypeName(DType t);
 /// "f32[4, 4]": how messages, the checker and the analysis name a type.
-std::string typeText(llvm::ArrayRef<int64_t> shape, llvm::StringRef dtype);
+using rankc::typeText;
 unsigned dtypeBytes(DType t);
 bool isFloat(DType t);
 bool isInteger(DType t); // i8 i32 i64 (not bool)
 
+/// The keys a node may carry besides "id" and "op"; NodeKey gives each a
+/// bit (in this order), keyName and parseNodeKey its spelling.
+#define RANKC_DAG_KEYS(X)                                                      \
+  X(args) X(shape) X(dtype) X(value) X(axis) X(axes) X(keepdims) X(spec)       \
+  X(perm) X(begin) X(end) X(step) X(dest) X(src) X(tag) X(reduce) X(stride)    \
+  X(padding) X(dilation) X(input_dilation) X(groups) X(window)
+
+enum class KeyIndex : uint8_t {
+#define RANKC_X(key) key,
+  RANKC_DAG_KEYS(RANKC_X)
+#undef RANKC_X
+};
+
+/// Which keys a node wrote (so that "absent" and "default" differ).
+enum NodeKey : uint32_t {
+#define RANKC_X(key) K_##key = 1u << unsigned(KeyIndex::key),
+  RANKC_DAG_KEYS(RANKC_X)
+#undef RANKC_X
+};
+/// A stated result type: every op may carry one (checked against the
+/// inferred type); leaves and receives must.
+constexpr uint32_t K_type = K_shape | K_dtype;
+
+const char *keyName(NodeKey key);
+std::optional<NodeKey> parseNodeKey(std::string_view name);
+
+enum class OpClass : uint8_t {
+  Leaf, Unary, Binary, Compare, Logical, Where, Contraction, Reduction,
+  Shape, Indexing, Window, Comm
+};
+
+/// The ops of dag-format.md and their rules, one line an op:
+///   X(enum, name, class, operands, keys, required keys)
+/// operands: how many (-1: one or more); keys: those it may carry besides
+/// "args" and a stated type; required keys: those it must carry. Each class
+/// has its inference rule (lib/Frontend/*Rules.cpp) and builders
+/// (lib/Frontend/*Builders.cpp).
 #define RANKC_DAG_OPS(X)                                                       \
-  X(Input, "input") X(Param, "param") X(Constant, "constant") X(Iota, "iota")  \
-  X(Neg, "neg") X(Abs, "abs") X(Exp, "exp") X(Log, "log") X(Sqrt, "sqrt")      \
-  X(Rsqrt, "rsqrt") X(Sin, "sin") X(Cos, "cos") X(Tanh, "tanh") X(Erf, "erf")  \
-  X(Sigmoid, "sigmoid") X(Relu, "relu") X(Floor, "floor") X(Ceil, "ceil")      \
-  X(Not, "not") X(Cast, "cast")                                                \
-  X(Add, "add") X(Sub, "sub") X(Mul, "mul") X(Div, "div") X(Pow, "pow")        \
-  X(Maximum, "maximum") X(Minimum, "minimum")                                  \
-  X(Eq, "eq") X(Ne, "ne") X(Lt, "lt") X(Le, "le") X(Gt, "gt") X(Ge, "ge")      \
-  X(And, "and") X(Or, "or") X(Where, "where")                                  \
-  X(Einsum, "einsum") X(Matmul, "matmul")                                      \
-  X(Sum, "sum") X(Prod, "prod") X(Max, "max") X(Min, "min") X(Mean, "mean")    \
-  X(Reshape, "reshape") X(Transpose, "transpose")                              \
-  X(BroadcastTo, "broadcast_to") X(Slice, "slice") X(Concat, "concat")         \
-  X(Take, "take") X(ScatterAdd, "scatter_add")                                 \
-  X(Conv, "conv") X(Pool, "pool")                                              \
-  X(Send, "send") X(Recv, "recv") X(AllReduce, "allreduce")
+  X(Input, "input", Leaf, 0, 0, K_type)                                        \
+  X(Param, "param", Leaf, 0, 0, K_type)                                        \
+  X(Constant, "constant", Leaf, 0, K_value, K_value | K_dtype)                 \
+  X(Iota, "iota", Leaf, 0, K_axis, K_type | K_axis)                            \
+  X(Neg, "neg", Unary, 1, 0, 0) X(Abs, "abs", Unary, 1, 0, 0)                  \
+  X(Exp, "exp", Unary, 1, 0, 0) X(Log, "log", Unary, 1, 0, 0)                  \
+  X(Sqrt, "sqrt", Unary, 1, 0, 0) X(Rsqrt, "rsqrt", Unary, 1, 0, 0)            \
+  X(Sin, "sin", Unary, 1, 0, 0) X(Cos, "cos", Unary, 1, 0, 0)                  \
+  X(Tanh, "tanh", Unary, 1, 0, 0) X(Erf, "erf", Unary, 1, 0, 0)                \
+  X(Sigmoid, "sigmoid", Unary, 1, 0, 0) X(Relu, "relu", Unary, 1, 0, 0)        \
+  X(Floor, "floor", Unary, 1, 0, 0) X(Ceil, "ceil", Unary, 1, 0, 0)            \
+  X(Not, "not", Unary, 1, 0, 0) X(Cast, "cast", Unary, 1, 0, K_dtype)          \
+  X(Add, "add", Binary, 2, 0, 0) X(Sub, "sub", Binary, 2, 0, 0)                \
+  X(Mul, "mul", Binary, 2, 0, 0) X(Div, "div", Binary, 2, 0, 0)                \
+  X(Pow, "pow", Binary, 2, 0, 0) X(Maximum, "maximum", Binary, 2, 0, 0)        \
+  X(Minimum, "minimum", Binary, 2, 0, 0)                                       \
+  X(Eq, "eq", Compare, 2, 0, 0) X(Ne, "ne", Compare, 2, 0, 0)                  \
+  X(Lt, "lt", Compare, 2, 0, 0) X(Le, "le", Compare, 2, 0, 0)                  \
+  X(Gt, "gt", Compare, 2, 0, 0) X(Ge, "ge", Compare, 2, 0, 0)                  \
+  X(And, "and", Logical, 2, 0, 0) X(Or, "or", Logical, 2, 0, 0)                \
+  X(Where, "where", Where, 3, 0, 0)                                            \
+  X(Einsum, "einsum", Contraction, -1, K_spec, K_spec)                         \
+  X(Matmul, "matmul", Contraction, 2, 0, 0)                                    \
+  X(Sum, "sum", Reduction, 1, K_axes | K_keepdims, 0)                          \
+  X(Prod, "prod", Reduction, 1, K_axes | K_keepdims, 0)                        \
+  X(Max, "max", Reduction, 1, K_axes | K_keepdims, 0)                          \
+  X(Min, "min", Reduction, 1, K_axes | K_keepdims, 0)                          \
+  X(Mean, "mean", Reduction, 1, K_axes | K_keepdims, 0)                        \
+  X(Reshape, "reshape", Shape, 1, 0, K_shape)                                  \
+  X(Transpose, "transpose", Shape, 1, K_perm, K_perm)                          \
+  X(BroadcastTo, "broadcast_to", Shape, 1, 0, K_shape)                         \
+  X(Slice, "slice", Shape, 1, K_begin | K_end | K_step, K_begin | K_end)       \
+  X(Concat, "concat", Shape, -1, K_axis, K_axis)                               \
+  X(Take, "take", Indexing, 2, K_axis, K_axis)                                 \
+  X(ScatterAdd, "scatter_add", Indexing, 3, K_axis, K_axis)                    \
+  X(Conv, "conv", Window, 2,                                                   \
+    K_stride | K_padding | K_dilation | K_input_dilation | K_groups, 0)        \
+  X(Pool, "pool", Window, 1, K_reduce | K_window | K_stride | K_padding,       \
+    K_reduce | K_window)                                                       \
+  X(Send, "send", Comm, 1, K_dest | K_tag, K_dest | K_tag)                     \
+  X(Recv, "recv", Comm, 0, K_src | K_tag, K_type | K_src | K_tag)              \
+  X(AllReduce, "allreduce", Comm, 1, K_reduce | K_tag, K_reduce | K_tag)
 
 enum class Op : uint8_t {
-#define RANKC_X(name, text) name,
+#define RANKC_X(name, text, ...) name,
   RANKC_DAG_OPS(RANKC_X)
 #undef RANKC_X
 };
 
 std::optional<Op> parseOp(std::string_view name);
 const char *opName(Op op);
-
-enum class OpClass : uint8_t {
-  Leaf, Unary, Binary, Compare, Logical, Where, Contraction, Reduction,
-  Shape, Indexing, Window, Comm
-};
 OpClass opClass(Op op);
+/// The number of operands (-1: one or more).
+int opArity(Op op);
+/// The keys `op` may carry (besides "id" and "op"), and those it must.
+struct KeyRule {
+  uint32_t allowed, required;
+};
+KeyRule opKeys(Op op);
 
 /// Argmax: pool's only (the others: reductions and allreduces too).
 enum class Reduce : uint8_t { Sum, Prod, Max, Min, Mean, Argmax };
@@ -111,15 +177,6 @@ struct NodeAttrs {
   int64_t groups = 1;
 };
 
-/// Which optional keys a node wrote (so that "absent" and "default" differ).
-enum NodeKey : uint32_t {
-  K_args = 1u << 0, K_shape = 1u << 1, K_dtype = 1u << 2, K_value = 1u << 3,
-  K_axis = 1u << 4, K_axes = 1u << 5, K_keepdims = 1u << 6, K_spec = 1u << 7,
-  K_perm = 1u << 8, K_begin = 1u << 9, K_end = 1u << 10, K_step = 1u << 11,
-  K_dest = 1u << 12, K_src = 1u << 13, K_tag = 1u << 14, K_reduce = 1u << 15,
-  K_stride = 1u << 16, K_padding = 1u << 17, K_dilation = 1u << 18,
-  K_input_dilation = 1u << 19, K_groups = 1u << 20, K_window = 1u << 21,
-};
 
 /// Source position of something in the document (1-based), for diagnostics.
 struct Pos {

@@ -11,6 +11,7 @@
 #define RANKC_FRONTEND_DAGDIAGNOSTICS_H
 
 #include "rankc/Frontend/Dag.h"
+#include "rankc/Support/DagLocations.h"
 
 #include "mlir/IR/Location.h"
 #include "mlir/IR/BuiltinAttributes.h"
@@ -40,13 +41,6 @@ private:
   mlir::StringAttr file, program, nodeKey, opKey, programKey;
   llvm::StringMap<mlir::StringAttr> ops;
 };
-
-/// The DAG node id and op of a location, or "" when it names none.
-std::string dagNodeId(mlir::Location loc);
-std::string dagOpName(mlir::Location loc);
-
-/// The "program [0], node 'x'" part of a location, or "" when it has none.
-std::string describeDagLoc(mlir::Location loc);
 
 } // namespace rankc::dag
 

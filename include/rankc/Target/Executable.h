@@ -10,7 +10,7 @@
 #define RANKC_TARGET_EXECUTABLE_H
 
 #include "rankc/Target/RuntimeFiles.h"
-#include "rankc/Transforms/Passes.h"
+#include "rankc/Codegen/CUDA/Passes.h"
 
 #include "mlir/IR/BuiltinOps.h"
 #include "mlir/Support/Timing.h"

@@ -45,6 +45,9 @@ std::string dtypeName(mlir::Type type);
 #define GET_ATTRDEF_CLASSES
 #include "rankc/Dialect/Comm/CommAttrs.h.inc"
 
+#define GET_TYPEDEF_CLASSES
+#include "rankc/Dialect/Comm/CommTypes.h.inc"
+
 #define GET_OP_CLASSES
 #include "rankc/Dialect/Comm/CommOps.h.inc"
 

@@ -1,0 +1,146 @@
+//===- CommBase.td - comm dialect definition ---------------*- tablegen -*-===//
+//
+// The comm dialect carries point-to-point and collective communication of
+// whole tensors between the ranks of a rankc program. Computation stays in
+// upstream dialects; only messages live here.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef RANKC_COMM_BASE_TD
+#define RANKC_COMM_BASE_TD
+
+include "mlir/IR/OpBase.td"
+include "mlir/IR/AttrTypeBase.td"
+include "mlir/IR/EnumAttr.td"
+include "mlir/Interfaces/SideEffectInterfaces.td"
+
+def Comm_Dialect : Dialect {
+  let name = "comm";
+  let cppNamespace = "::rankc::comm";
+  let summary = "Messages between the ranks of a rankc program";
+  let description = [{
+    A rankc module holds one `func.func` per program of the DAG. Discardable
+    attributes of this dialect describe how the functions map onto MPI ranks;
+    the dialect verifies them:
+
+    - `comm.world_size` (module, integer >= 1): the number of ranks; with it,
+      the functions carrying `comm.ranks` cover every rank exactly once.
+    - `comm.data_parallel` (module, dictionary): bucketing settings of a
+      data-parallel training step.
+    - `comm.ranks` (function): `array<i64: ...>` of ranks or the string "all".
+    - `comm.input` / `comm.param` (function argument): the DAG node id of a
+      value supplied at run time; `param` marks trainable parameters, in
+      registration order.
+    - `comm.outputs` (function result): the output names of that value.
+    - `comm.grad_of` (function result): the parameter id it is the gradient of.
+    - `comm.partitioned` (module, unit): comm-partition has run.
+    - `comm.part_of` (function, string): this private function is a part of
+      the named program function.
+    - `comm.bucket` (comm.allreduce, `#comm.bucket<...>`): the gradient
+      bucket it reduces: index, params, bytes, dtype.
+    - `comm.state` (program function, dictionary input id -> output name):
+      after each step, that output's value becomes the input's (v2 `state`).
+    - `comm.optimizer_state` (function argument and result, string): state
+      of the optimizer (a momentum buffer, Adam's moments, the step count)
+      that comm-apply-optimizer added: zeros before the first step, then the
+      result of the same name; never read from or written to files.
+    - `comm.update_of` (function result, string): the parameter's value
+      after the optimizer's update; carried into the next step as that
+      parameter.
+  }];
+  let hasOperationAttrVerify = 1;
+  let hasRegionArgAttrVerify = 1;
+  let hasRegionResultAttrVerify = 1;
+  let useDefaultAttributePrinterParser = 1;
+  let useDefaultTypePrinterParser = 1;
+  let extraClassDeclaration = [{
+    void registerAttributes();
+    void registerTypes();
+
+    static constexpr ::llvm::StringLiteral kWorldSize = "comm.world_size";
+    static constexpr ::llvm::StringLiteral kDataParallel = "comm.data_parallel";
+    static constexpr ::llvm::StringLiteral kRanks = "comm.ranks";
+    static constexpr ::llvm::StringLiteral kInput = "comm.input";
+    static constexpr ::llvm::StringLiteral kParam = "comm.param";
+    static constexpr ::llvm::StringLiteral kOutputs = "comm.outputs";
+    static constexpr ::llvm::StringLiteral kGradOf = "comm.grad_of";
+    static constexpr ::llvm::StringLiteral kPartitioned = "comm.partitioned";
+    static constexpr ::llvm::StringLiteral kPartOf = "comm.part_of";
+    static constexpr ::llvm::StringLiteral kBucket = "comm.bucket";
+    static constexpr ::llvm::StringLiteral kState = "comm.state";
+    static constexpr ::llvm::StringLiteral kOptimizerState = "comm.optimizer_state";
+    static constexpr ::llvm::StringLiteral kUpdateOf = "comm.update_of";
+  }];
+}
+
+// Every communication op reads and writes this resource. That keeps them
+// alive through DCE and canonicalization (a receive whose value is unused
+// must still run, or its sender blocks forever) and keeps their relative
+// order: passes may move computation across messages, never messages
+// across each other.
+def Comm_Network : Resource<"::rankc::comm::NetworkResource">;
+
+class Comm_Op<string mnemonic, list<Trait> traits = []>
+    : Op<Comm_Dialect, mnemonic, traits>;
+
+def Comm_ReduceKind : I32EnumAttr<"ReduceKind", "reduction of a collective", [
+    I32EnumAttrCase<"sum", 0>, I32EnumAttrCase<"prod", 1>,
+    I32EnumAttrCase<"max", 2>, I32EnumAttrCase<"min", 3>,
+    I32EnumAttrCase<"mean", 4>]> {
+  let cppNamespace = "::rankc::comm";
+  let genSpecializedAttr = 0;
+}
+
+def Comm_ReduceKindAttr : EnumAttr<Comm_Dialect, Comm_ReduceKind, "reduce"> {
+  let assemblyFormat = "$value";
+}
+
+// A tag is what the DAG wrote: a non-negative integer below 2^31 or a
+// non-empty string. Mapping onto MPI tags happens across ranks, later.
+def Comm_TagAttr : AnyAttrOf<[I64Attr, StrAttr]>;
+
+// Element types that the DAG format knows.
+def Comm_Element : AnyTypeOf<[I1, I8, I32, I64, F16, BF16, F32, F64]>;
+def Comm_Tensor : RankedTensorOf<[Comm_Element]>;
+
+def Comm_BucketAttr : AttrDef<Comm_Dialect, "Bucket"> {
+  let mnemonic = "bucket";
+  let summary = "the DDP gradient bucket an allreduce averages";
+  let description = [{
+    On the `comm.allreduce` that comm-bucket-gradients makes for a bucket
+    (as `comm.bucket`): its index in the order reductions start, the
+    parameters whose gradients it holds (in the flat buffer's order), its
+    size in bytes and its dtype.
+
+    ```mlir
+    {comm.bucket = #comm.bucket<index = 1, params = ["w2", "w1"], bytes = 96, dtype = "f32">}
+    ```
+  }];
+  let parameters = (ins "int64_t":$index, "::mlir::ArrayAttr":$params,
+                        "int64_t":$bytes, "::mlir::StringAttr":$dtype);
+  let assemblyFormat = "`<` struct(params) `>`";
+  let genVerifyDecl = 1;
+}
+
+def Comm_RequestType : TypeDef<Comm_Dialect, "Request"> {
+  let mnemonic = "request";
+  let summary = "a message or collective in flight";
+  let description = [{
+    What `comm.isend`, `comm.irecv` and `comm.iallreduce` start and
+    `comm.wait` completes, as MPI's requests. A request that delivers a
+    value (a receive's, a reduction's) names its type:
+    `!comm.request<tensor<8xf32>>`; a send's is `!comm.request`.
+  }];
+  let parameters = (ins OptionalParameter<"::mlir::Type">:$valueType);
+  let assemblyFormat = "(`<` $valueType^ `>`)?";
+}
+
+/// A send's request: it delivers nothing.
+def Comm_SendRequest : Type<
+    CPred<"::llvm::isa<::rankc::comm::RequestType>($_self) && "
+          "!::llvm::cast<::rankc::comm::RequestType>($_self).getValueType()">,
+    "a send's request (!comm.request)", "::rankc::comm::RequestType">,
+    BuildableType<"::rankc::comm::RequestType::get($_builder.getContext(), "
+                  "::mlir::Type())">;
+
+#endif // RANKC_COMM_BASE_TD

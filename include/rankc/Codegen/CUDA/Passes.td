@@ -1,0 +1,271 @@
+//===- Passes.td - the CUDA backend -*- tablegen -*-===//
+//
+// From a program on tensors to kernels over device buffers, cuBLASLt calls and embedded binaries.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef RANKC_CODEGEN_CUDA_PASSES_TD
+#define RANKC_CODEGEN_CUDA_PASSES_TD
+
+include "mlir/Pass/PassBase.td"
+
+def RankcGpuCollapseDims : Pass<"rankc-gpu-collapse-dims", "mlir::func::FuncOp"> {
+  let summary = "Collapse adjacent loops of one kind into one, for the GPU's three grid dimensions";
+  let description = [{
+    On tensors: in every linalg.generic (without linalg.index), each
+    maximal run of adjacent loops of the same iterator type that every
+    operand's indexing map keeps contiguous becomes one loop, through
+    upstream's `linalg::populateCollapseDimensions` (operands reshaped by
+    tensor.collapse_shape, results expanded back). rankc-linalg-to-gpu-loops
+    maps three loops to the grid and block; without this a fourth parallel
+    loop (batch, sequence, a keepdim 1, columns) would run serially in
+    every thread.
+  }];
+  let dependentDialects = ["mlir::linalg::LinalgDialect",
+                           "mlir::tensor::TensorDialect"];
+}
+
+def RankcGpuSplitReductions : Pass<"rankc-gpu-split-reductions", "mlir::func::FuncOp"> {
+  let summary = "Split reductions with too few outputs into a parallel stage and a small final one";
+  let description = [{
+    On tensors, before bufferization: every linalg.generic with reduction
+    loops, fewer than `threads` output elements (its parallel iterations)
+    and at least `min-size` iterations in all has its reduction loops
+    collapsed into one (when every operand allows it) and is split by
+    upstream `linalg::splitReduction` into partial results (per output
+    element the largest power of two that divides the reduced size, at most
+    `ratio`, `threads` / outputs and a chunk of 16 elements each) and a
+    final reduction of the partials, which is split again while it reduces
+    64 elements or more: a reduction to a scalar becomes a tree of a few
+    kernels. Without it a reduction to a scalar runs as
+    one GPU thread, and a row or column reduction as one thread per row or
+    column. Row reductions interleave the partials (partial j reads
+    elements j, j + ratio, ...) so that neighbouring threads read
+    neighbouring elements. Contractions (GEMMs, for cuBLASLt) are left
+    alone. A serial GPU thread is slow even on a thousand elements (a
+    1024-element loss mean took 67 us), so the default `min-size` is small.
+  }];
+  let options = [
+    Option<"ratio", "ratio", "int64_t", /*default=*/"65536",
+           "Partial results per output element (at most)">,
+    Option<"minSize", "min-size", "int64_t", /*default=*/"256",
+           "Reductions of fewer iterations stay as they are">,
+    Option<"threads", "threads", "int64_t", /*default=*/"65536",
+           "Reductions with this many outputs have parallelism enough">,
+  ];
+  let dependentDialects = ["mlir::linalg::LinalgDialect",
+                           "mlir::tensor::TensorDialect"];
+}
+
+def RankcGpuIndexChecks : Pass<"rankc-gpu-index-checks", "mlir::ModuleOp"> {
+  let summary = "Index checks that GPU kernels can make: a record the runtime reads";
+  let description = [{
+    Runs on bufferized code of the CUDA backend, before kernels are formed.
+    Every call of `rankc_rt_index_error(check, index, bound)` (an index of
+    `take` or `scatter_add` out of range; the host ends the run there on the
+    CPU) becomes a claim of the runtime's index record, a `memref<3xi64>`
+    viewed from `rankc_rt_index_record()` (called once at the start of each
+    function that checks): a `memref.generic_atomic_rmw` sets word 0 from 0
+    to `check + 1`, and the thread that won stores the index and the bound
+    in words 1 and 2. The runtime reads the record after every step and
+    ends the run naming the rank, the node and the index. The importer
+    already clamps a bad index to 0, so kernels stay in bounds meanwhile.
+  }];
+  let dependentDialects = ["mlir::arith::ArithDialect",
+                           "mlir::func::FuncDialect",
+                           "mlir::memref::MemRefDialect",
+                           "mlir::scf::SCFDialect"];
+}
+
+def RankcGpuDeviceBuffers : Pass<"rankc-gpu-device-buffers", "mlir::ModuleOp"> {
+  let summary = "Put every buffer of the host functions in GPU memory";
+  let description = [{
+    Runs on bufferized host code (memrefs), before kernels are formed:
+
+    - `memref.alloc` becomes `gpu.alloc` (device memory);
+    - `memref.get_global` of a constant becomes a device buffer filled from
+      the host global by `gpu.memcpy`, so kernels never read host memory;
+    - `memref.copy` between contiguous buffers becomes `gpu.memcpy`; a copy
+      of a strided view becomes `linalg.copy`, which then runs as a kernel.
+
+    The runtime (rankc_runtime_cuda) stages these buffers through pinned host
+    memory for MPI and file I/O, or hands them to a CUDA-aware MPI directly.
+    Ops inside `gpu.module` are left alone.
+  }];
+  let dependentDialects = ["mlir::gpu::GPUDialect", "mlir::linalg::LinalgDialect"];
+}
+
+def RankcGpuLibraryCalls : Pass<"rankc-gpu-library-calls", "mlir::ModuleOp"> {
+  let summary = "Run the GPU program's matmuls through cuBLASLt (runtime calls)";
+  let description = [{
+    Every contraction on buffers of f32 or f64 that is one batched GEMM
+    once its batch, M, N and K loop groups are
+    collapsed, possibly with transposed operands (linalg.matmul,
+    batch_matmul, einsum generics), becomes a call of
+    `rankc_rt_gemm(A, B, C, batch, M, N, K, dtype, accumulate, transA,
+    transB, precision, broadcastB)` (device addresses; row-major;
+    broadcastB: one B for all batches, when the batch is leading M
+    dimensions of A and C), which the CUDA
+    runtime serves with cuBLASLt on the stream of the program's kernels:
+    exact f32 by default (no TF32, as PyTorch with TF32 off). A
+    `linalg.fill` of zeros right before, into the same buffer, is folded
+    into the call (`accumulate` 0). An operand that is a strided view is
+    copied to a `gpu.alloc` buffer of identity layout first (`linalg.copy`),
+    a strided result copied back after. Other contractions are left to
+    rankc-linalg-to-gpu-loops.
+  }];
+  let options = [
+    Option<"precision", "precision", "std::string", /*default=*/"\"f32\"",
+           "f32 GEMMs: f32 (exact), tf32 or bf16 (tensor cores, f32 "
+           "accumulation; PyTorch's float32_matmul_precision high and "
+           "medium)">,
+  ];
+  let dependentDialects = ["mlir::arith::ArithDialect",
+                           "mlir::func::FuncDialect",
+                           "mlir::gpu::GPUDialect",
+                           "mlir::linalg::LinalgDialect",
+                           "mlir::memref::MemRefDialect"];
+}
+
+def RankcLinalgToGpuLoops : Pass<"rankc-linalg-to-gpu-loops", "mlir::func::FuncOp"> {
+  let summary = "Lower linalg on buffers to tiled scf.parallel loops mapped to GPU blocks and threads";
+  let description = [{
+    Every linalg op becomes one kernel's worth of loops:
+
+    - a `linalg.generic` whose reduction loops come before parallel ones is
+      interchanged so that the parallel loops are outermost (the reduction
+      order of each element is kept);
+    - the op is lowered to `scf.parallel` over its parallel loops, with its
+      reduction loops as `scf.for` inside (upstream linalg lowering);
+    - that loop is tiled (`scf::tileParallelLoop`): tiles go to blocks, the
+      points of a tile to threads, at most `threads` threads per block, the
+      innermost (contiguous) dimension on thread x so that accesses coalesce;
+    - an op without parallel loops (a reduction to a scalar, a 0-d op) runs
+      in a loop of one iteration, as one thread: nothing stays on the host;
+    - a contraction whose two innermost parallel loops are static multiples
+      of `register-block` (N) is tiled by N x N (linalg tiling), the tile
+      generalized and interchanged (reductions outermost), lowered to loops
+      and its N x N loops unrolled: each thread computes an N x N block of
+      the output, N loads of each input feeding N^2 multiply-adds per
+      reduction step, with the accumulators in registers;
+    - an elementwise `linalg.generic` whose innermost loop is a static
+      multiple of `vector-width` is tiled by it (linalg tiling) and the tile
+      vectorized (linalg vectorization, then vector loads and stores): each
+      thread moves 16 contiguous bytes at a time, which HBM needs to stream
+      (ops of fewer than `min-vector-elements` elements stay scalar).
+
+    `convert-parallel-loops-to-gpu` then turns each mapped loop into a
+    `gpu.launch`.
+  }];
+  let options = [
+    Option<"threads", "threads", "int64_t", /*default=*/"256",
+           "Threads per block (the product of the tile sizes)">,
+    Option<"registerBlockSize", "register-block", "int64_t", /*default=*/"4",
+           "Output tile (N x N) of a contraction computed by each thread, "
+           "its accumulators in registers (1: one element per thread)">,
+    Option<"vectorWidth", "vector-width", "int64_t", /*default=*/"4",
+           "Elements per thread of elementwise ops, as vector loads and "
+           "stores (1: scalar)">,
+    Option<"minVectorElements", "min-vector-elements", "int64_t",
+           /*default=*/"16384",
+           "Elementwise ops of fewer elements stay scalar, one element per "
+           "thread: they are bound by the launch, not by HBM, and their "
+           "vector code is `vector-width` times the PTX to compile">,
+    Option<"unroll", "unroll", "int64_t", /*default=*/"4",
+           "Unroll factor of each thread's innermost sequential loop "
+           "(reductions), so that several loads are in flight (1: none)">,
+  ];
+  let dependentDialects = ["mlir::scf::SCFDialect", "mlir::gpu::GPUDialect",
+                           "mlir::affine::AffineDialect",
+                           "mlir::vector::VectorDialect"];
+}
+
+def RankcGpuMergeKernelModules : Pass<"rankc-gpu-merge-kernel-modules", "mlir::ModuleOp"> {
+  let summary = "Gather the outlined kernels into a few gpu.modules";
+  let description = [{
+    `gpu-kernel-outlining` makes one `gpu.module` per kernel, and each module
+    becomes its own binary: one ptxas run and one module load per kernel.
+    This pass moves the kernels, in program order, into modules
+    `@rankc_kernels`, `@rankc_kernels_0`, ... of about `ops-per-module`
+    operations each (at most 16 modules: the budget grows for bigger
+    programs), each kernel named after the module it came from (unique), and
+    points every `gpu.launch_func` at its new home. A few modules rather than
+    one: each is serialized on a thread of its own. The cut depends on the
+    code only. A module holding anything but its kernel is left as it is.
+  }];
+  let options = [
+    Option<"opsPerModule", "ops-per-module", "int64_t", /*default=*/"8000",
+           "Operations of kernel bodies per module (0: one module)">,
+  ];
+  let dependentDialects = ["mlir::gpu::GPUDialect"];
+}
+
+def RankcGpuStreamOrderedCalls : Pass<"rankc-gpu-stream-ordered-calls", "mlir::ModuleOp"> {
+  let summary = "Let calls that enqueue on the kernels' stream go without a host wait";
+  let description = [{
+    `gpu-async-region` makes the host wait for the GPU (`gpu.wait [%t]`)
+    before every call it cannot see into. A callee marked
+    `rankc.stream_ordered` (the runtime's `rankc_rt_gemm`, which enqueues
+    cuBLAS on the one stream every kernel of the process uses) is already
+    ordered after the kernels before it and before those after it, so the
+    wait right before such a call is erased: the host goes on queueing
+    work instead of draining the GPU at every GEMM. convert-comm-to-runtime
+    marks the message calls so too (the runtime waits for the stream itself
+    before MPI or a staging copy touches a buffer). The wait before a
+    part's return goes as well: its results only reach the
+    runtime, other parts (the same stream) or the step's end (where the
+    runtime waits); convert-comm-to-runtime marks parts `rankc.part`. Other
+    calls keep their waits.
+  }];
+  let dependentDialects = ["mlir::gpu::GPUDialect"];
+}
+
+def RankcGpuRuntimeDeclarations : Pass<"rankc-gpu-runtime-declarations", "mlir::ModuleOp"> {
+  let summary = "Declare the runtime's mgpu* entry points at the top of the module, for gpu-to-llvm to find";
+  let description = [{
+    `convert-gpu-to-llvm` lowers gpu.wait, gpu.alloc, gpu.memcpy and the
+    like to calls of `mgpu*` functions (rankc's runtime defines them,
+    runtime/MgpuWrappers.cpp). For every call it makes, it looks the
+    function up with `ModuleOp::lookupSymbol`, a scan of the module from its
+    first op, and declares it at the module's end if it is missing: each
+    lookup then scans every function and kernel module before it finds the
+    declaration, and the pass was quadratic in the program (1.40 s of a
+    50,000-node program, where 0.05 s at 5,000).
+
+    This pass declares those functions first in the module, with the
+    signatures of the runtime's C definitions, so that every lookup stops
+    at once. One already declared is left alone. A declaration whose type
+    disagreed with the calls gpu-to-llvm makes would fail the verifier
+    (llvm.call checks its operands against the callee), never pass
+    silently. Declarations nothing calls are erased by
+    `rankc-gpu-runtime-declarations{erase-unused}` after gpu-to-llvm.
+  }];
+  let options = [
+    Option<"eraseUnused", "erase-unused", "bool", /*default=*/"false",
+           "Erase instead the mgpu* declarations that nothing calls">,
+  ];
+  let dependentDialects = ["mlir::LLVM::LLVMDialect"];
+}
+
+def RankcGpuModulesToBinaries : Pass<"rankc-gpu-modules-to-binaries", "mlir::ModuleOp"> {
+  let summary = "gpu-module-to-binary with the modules serialized on threads";
+  let description = [{
+    Upstream's `gpu-module-to-binary`, through the same target interfaces,
+    with the program's `gpu.module`s serialized (LLVM NVPTX, ptxas,
+    fatbinary) in parallel on the context's threads. The `gpu.binary` ops
+    are then made in module order: the output does not depend on the threads.
+  }];
+  let options = [
+    Option<"toolkitPath", "toolkit", "std::string", /*default=*/"",
+           "The CUDA toolkit (ptxas, fatbinary, libdevice)">,
+    ListOption<"linkFiles", "l", "std::string",
+               "Extra files to link to">,
+    Option<"cmdOptions", "opts", "std::string", /*default=*/"",
+           "Options passed to ptxas">,
+    Option<"compilationTarget", "format", "std::string", /*default=*/"\"fatbin\"",
+           "llvm, isa (PTX), bin or fatbin">,
+  ];
+  let dependentDialects = ["mlir::gpu::GPUDialect"];
+}
+
+#endif // RANKC_CODEGEN_CUDA_PASSES_TD

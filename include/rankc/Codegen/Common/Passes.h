@@ -1,0 +1,37 @@
+//===- Passes.h - what both backends share -*- C++ -*-===//
+//
+// Bufferization and the treatment of glue, for the CPU and CUDA pipelines
+// (descriptions: Passes.td).
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef RANKC_CODEGEN_COMMON_PASSES_H
+#define RANKC_CODEGEN_COMMON_PASSES_H
+
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/Dialect/LLVMIR/LLVMDialect.h"
+#include "mlir/Dialect/MemRef/IR/MemRef.h"
+#include "mlir/IR/BuiltinOps.h"
+#include "mlir/Pass/Pass.h"
+#include "mlir/Pass/PassManager.h"
+
+namespace rankc {
+
+#define GEN_PASS_DECL
+#include "rankc/Codegen/Common/Passes.h.inc"
+
+#define GEN_PASS_REGISTRATION
+#include "rankc/Codegen/Common/Passes.h.inc"
+
+/// Bufferizes a program module after its messages are lowered to the
+/// runtime (tensor constants' globals in program order first).
+void buildBufferizationPipeline(mlir::OpPassManager &pm);
+
+/// The schedule's one long -O0 block cut for linear code generation, then
+/// into functions that build on threads of their own: the last passes of
+/// both backends.
+void buildGlueSplittingPipeline(mlir::OpPassManager &pm);
+
+} // namespace rankc
+
+#endif // RANKC_CODEGEN_COMMON_PASSES_H

@@ -1,0 +1,109 @@
+//===- Passes.td - what both backends share -*- tablegen -*-===//
+//
+// Bufferization's preparation and the treatment of glue (functions of little work): the passes the CPU and CUDA pipelines both run.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef RANKC_CODEGEN_COMMON_PASSES_TD
+#define RANKC_CODEGEN_COMMON_PASSES_TD
+
+include "mlir/Pass/PassBase.td"
+
+def RankcConstantGlobals : Pass<"rankc-constant-globals", "mlir::ModuleOp"> {
+  let summary = "The memref.global of every tensor constant, made in program order before bufferization";
+  let description = [{
+    One-shot module bufferization turns each tensor `arith.constant` into a
+    `memref.global` (bufferization::getGlobalFor: one per distinct value,
+    named `__constant_<type>` plus `_N` where a name is taken, each put
+    first in the module) as it meets the constants, and it meets them in
+    an order of functions that depends on where in memory they happen to
+    lie (getFuncOpsOrderedByCalls takes the next function from a DenseMap
+    keyed by pointer). The globals' order and suffixes, and so the bytes
+    of the executable, then changed from run to run. This pass makes the
+    same globals through the same function first, walking the functions
+    and their constants in module order; bufferization then finds each
+    constant's global made and uses it. `alignment` must be the
+    bufferization's `buffer-alignment` (a global of another alignment is
+    not reused). Constants of unranked tensors and constants outside
+    functions are left to bufferization, as they are today.
+  }];
+  let options = [
+    Option<"alignment", "alignment", "uint64_t", /*default=*/"64",
+           "The globals' alignment: one-shot-bufferize's buffer-alignment">,
+  ];
+  let dependentDialects = ["mlir::memref::MemRefDialect"];
+}
+
+def RankcOptimizeNoneGlue : Pass<"rankc-optimize-none-glue", "mlir::func::FuncOp"> {
+  let summary = "Mark functions of little work optimize_none (LLVM compiles them at -O0)";
+  let description = [{
+    A function whose loop nests, counted before loops are generated, run at
+    most 2^14 scalar operations in all (a linalg op: its iterations times
+    its body's ops; a memref.copy: its elements; any other loop or a
+    dynamic shape: unbounded) gets `optimize_none` and `no_inline`, which
+    func-to-llvm carries onto the llvm.func: LLVM's optimization pipeline
+    skips it and FastISel generates its code. A program's schedule (calls
+    to the runtime and to its parts) and parts of small tensors then cost
+    a third of the code generation time and no -O3, while they run in
+    microseconds either way; kernels of real size stay at -O3.
+  }];
+}
+
+def RankcSplitGlueBlocks : Pass<"rankc-split-glue-blocks", "mlir::LLVM::LLVMFuncOp"> {
+  let summary = "Cut the long blocks of -O0 functions into short ones, for linear code generation";
+  let description = [{
+    A program's schedule is one straight-line block: 134,000 LLVM
+    instructions at 100,000 nodes. FastISel cannot select most of it
+    (calls returning memref descriptors, aggregates too large for
+    registers), and SelectionDAG then builds one DAG of what is left of a
+    block, whose combining and scheduling grow faster than the block: -O0
+    code generation of the schedule took 0.2 s at 13,700 instructions and
+    3.0 s at 134,000. In functions marked `optnone` (the glue of
+    rankc-optimize-none-glue), every block longer than `max-ops`
+    operations is cut into blocks of at most `max-ops`, each ending in an
+    `llvm.br` to the next: one DAG a block, and code generation linear in
+    the function (1.6 s). The cuts are made from the end backwards, each
+    moving at most one block of operations; none falls before an
+    `llvm.alloca` of the entry block (which must stay there to be a static
+    stack slot). Optimized functions are left alone: LLVM merges such
+    blocks at once.
+  }];
+  let options = [
+    Option<"maxOps", "max-ops", "int64_t", /*default=*/"1024",
+           "Operations of a block at most (at least 1)">,
+  ];
+}
+
+def RankcSplitGlueFunctions : Pass<"rankc-split-glue-functions", "mlir::ModuleOp"> {
+  let summary = "Cut long -O0 functions into functions that build on threads of their own";
+  let description = [{
+    A program's schedule is one function: 134,000 LLVM instructions at
+    100,000 nodes over 2 ranks, 1.7 s of -O0 code generation that one
+    thread does however many cores there are, while the rest of the
+    program's glue is spread over threads (lib/Target/ProgramPieces.cpp).
+    After rankc-split-glue-blocks its blocks are a chain: each ends in an
+    `llvm.br` to the next, its one predecessor. In each function marked
+    `optnone` (glue) longer than `max-ops` operations, runs of chained
+    blocks of about `max-ops` operations move into functions of their own
+    (glue too, internal), and a block calling the new function takes each
+    run's place. What crosses from one run, or from the function's own
+    blocks, to another goes through a frame on the function's stack, one
+    slot a value: stored where it is defined, loaded where the run that
+    reads it starts (or after the call, for the function's own blocks).
+    The calls pass the frame's address alone: a schedule that posts every
+    receive first has thousands of requests waited on later, and as
+    arguments and results they made calls that -O0 code generation took
+    ten times longer over than the code they replaced. Operations without
+    operands or effects (constants, addresses of globals) are copied into
+    the runs that read them instead. The entry block never moves, nor does
+    a block holding an `llvm.alloca` or a stack save or restore (its memory
+    would not outlive the call), nor one with arguments or nested regions.
+    Optimized functions are left alone.
+  }];
+  let options = [
+    Option<"maxOps", "max-ops", "int64_t", /*default=*/"16384",
+           "Operations of a run at most (at least 1)">,
+  ];
+}
+
+#endif // RANKC_CODEGEN_COMMON_PASSES_TD

@@ -1,0 +1,80 @@
+//===- GpuCollapseDims.cpp - fewer, longer loops for the GPU mapping ------===//
+//
+// rankc-linalg-to-gpu-loops maps at most three loops of an op onto the
+// grid and the block (z, y, x); a fourth parallel loop runs serially in
+// every thread. The exporter's shapes often have four or more (batch,
+// sequence, a keepdim 1, columns: layer norm's statistics over [8, 256, 1,
+// 1024] got 8192 threads and a serial loop of 8). Here every linalg.generic
+// has each maximal run of adjacent loops of one kind (parallel or
+// reduction) that every operand reads contiguously collapsed into one loop
+// (upstream's populateCollapseDimensions, reshaping the operands as views).
+// Unit loops go with their neighbours. The innermost contiguous dimension
+// stays innermost, so vectorization and coalescing are unchanged.
+//
+//===----------------------------------------------------------------------===//
+
+#include "rankc/Codegen/CUDA/Passes.h"
+
+#include "mlir/Dialect/Linalg/IR/Linalg.h"
+#include "mlir/Dialect/Linalg/Transforms/Transforms.h"
+#include "mlir/Dialect/Tensor/IR/Tensor.h"
+#include "mlir/Transforms/GreedyPatternRewriteDriver.h"
+
+namespace rankc {
+#define GEN_PASS_DEF_RANKCGPUCOLLAPSEDIMS
+#include "rankc/Codegen/CUDA/Passes.h.inc"
+} // namespace rankc
+
+using namespace mlir;
+
+namespace {
+
+SmallVector<ReassociationIndices> collapsible(linalg::LinalgOp op) {
+  SmallVector<ReassociationIndices> groups;
+  auto generic = dyn_cast<linalg::GenericOp>(op.getOperation());
+  if (!generic || !generic.hasPureTensorSemantics() ||
+      generic.hasIndexSemantics())
+    return groups;
+  SmallVector<utils::IteratorType> kinds = generic.getIteratorTypesArray();
+  SmallVector<AffineMap> maps = generic.getIndexingMapsArray();
+  // Only maps of plain dimensions: a broadcast written as a constant 0
+  // result (x[d0, d1, 0]) is collapsed wrongly upstream (a reshape of
+  // the wrong rank), so such ops keep their loops.
+  if (!llvm::all_of(maps, [](AffineMap m) { return m.isProjectedPermutation(); }))
+    return groups;
+  ReassociationIndices run;
+  auto close = [&] {
+    if (run.size() > 1)
+      groups.push_back(run);
+    run.clear();
+  };
+  for (int64_t d = 0, e = kinds.size(); d < e; ++d) {
+    if (!run.empty() && kinds[d] == kinds[run.back()]) {
+      ReassociationIndices longer(run);
+      longer.push_back(d);
+      if (linalg::areDimSequencesPreserved(maps, {longer})) {
+        run = longer;
+        continue;
+      }
+    }
+    close();
+    run.push_back(d);
+  }
+  close();
+  return groups;
+}
+
+struct GpuCollapseDimsPass
+    : public rankc::impl::RankcGpuCollapseDimsBase<GpuCollapseDimsPass> {
+  void runOnOperation() override {
+    MLIRContext *ctx = &getContext();
+    RewritePatternSet patterns(ctx);
+    linalg::populateCollapseDimensions(patterns, collapsible);
+    tensor::CollapseShapeOp::getCanonicalizationPatterns(patterns, ctx);
+    tensor::ExpandShapeOp::getCanonicalizationPatterns(patterns, ctx);
+    if (failed(applyPatternsGreedily(getOperation(), std::move(patterns))))
+      signalPassFailure();
+  }
+};
+
+} // namespace

@@ -1,0 +1,112 @@
+//===- Pipeline.cpp - the CUDA backend's pipeline -------------------------===//
+
+#include "rankc/Codegen/CUDA/Passes.h"
+#include "rankc/Codegen/Common/Passes.h"
+#include "rankc/Conversion/Passes.h"
+#include "rankc/Dialect/Comm/Transforms/Passes.h"
+#include "rankc/Transforms/Passes.h"
+
+#include "mlir/Conversion/Passes.h"
+#include "mlir/Dialect/GPU/Transforms/Passes.h"
+#include "mlir/Dialect/LLVMIR/Transforms/Passes.h"
+#include "mlir/Dialect/MemRef/Transforms/Passes.h"
+#include "mlir/Transforms/Passes.h"
+
+using namespace rankc;
+
+void rankc::buildCudaLoweringPipeline(mlir::OpPassManager &pm,
+                                      const CudaOptions &options,
+                                      bool bulkSynchronous) {
+  using namespace mlir;
+  // The MPI schedule: nonblocking starts and waits, placed for overlap;
+  // the manifest; then calls of the runtime.
+  pm.addPass(createCommAsyncSchedule(CommAsyncScheduleOptions{bulkSynchronous}));
+  pm.addPass(createRankcRuntimeManifest());
+  pm.addPass(createConvertCommToRuntime());
+  // Fusion as on the CPU: one kernel per chain, per shape read more than
+  // once, per piece of a concat (written in place, no copy of the concat).
+  buildTensorFusionPipeline(pm);
+  // Loops the GPU mapping can take (three), then reductions with too few
+  // outputs as trees of parallel stages.
+  pm.addNestedPass<func::FuncOp>(createRankcGpuCollapseDims());
+  pm.addNestedPass<func::FuncOp>(createRankcGpuSplitReductions());
+  buildBufferizationPipeline(pm);
+  // take's and scatter_add's index checks: kernels cannot call the host.
+  pm.addPass(createRankcGpuIndexChecks());
+  pm.addPass(createRankcGpuDeviceBuffers());
+  // Matmuls to cuBLASLt; the rest to generated kernels.
+  pm.addPass(createRankcGpuLibraryCalls(
+      RankcGpuLibraryCallsOptions{options.precision}));
+  pm.addNestedPass<func::FuncOp>(createRankcLinalgToGpuLoops(
+      RankcLinalgToGpuLoopsOptions{options.threads}));
+  pm.addPass(createConvertParallelLoopToGpuPass());
+  pm.addPass(createGpuKernelOutliningPass());
+  // ... into a few modules, serialized on threads (below).
+  pm.addPass(createRankcGpuMergeKernelModules());
+  // Kernels, copies and allocations of a function go on one stream; the host
+  // waits for them only before it calls out (the runtime, a part) or returns.
+  pm.addNestedPass<func::FuncOp>(createGpuAsyncRegionPass());
+  // ... except before a GEMM: cuBLAS is queued on the kernels' stream.
+  pm.addPass(createRankcGpuStreamOrderedCalls());
+  // What is left on the host launches kernels and calls the runtime: -O0.
+  pm.addNestedPass<func::FuncOp>(createRankcOptimizeNoneGlue());
+
+  // From here on, the stages of upstream's gpu-lower-to-nvvm-pipeline
+  // (mlir/lib/Dialect/GPU/Pipelines/GPUToNVVMPipeline.cpp), with the CUDA
+  // toolkit given explicitly rather than looked up in the environment.
+  // (Passes that see one function or kernel module at a time run nested:
+  // on the threads, every host function and gpu.module on its own.)
+  pm.nestAny().addPass(createSCFToControlFlowPass());
+  pm.addPass(createConvertFuncToLLVMPass());
+  pm.nestAny().addPass(memref::createExpandStridedMetadataPass());
+  GpuNVVMAttachTargetOptions target;
+  target.chip = options.chip;
+  target.features = options.features;
+  target.optLevel = 3;
+  pm.addPass(createGpuNVVMAttachTarget(target));
+  OpPassManager &perOp = pm.nestAny();
+  perOp.addPass(createLowerAffinePass());
+  perOp.addPass(createArithToLLVMConversionPass());
+  perOp.addPass(createConvertIndexToLLVMPass());
+  perOp.addPass(createCanonicalizerPass());
+  perOp.addPass(createCSEPass());
+  // The kernels: to NVVM.
+  pm.addNestedPass<gpu::GPUModuleOp>(createStripDebugInfoPass());
+  // Kernels take memrefs as bare pointers (shapes, strides and offsets are
+  // static): one parameter a buffer rather than a descriptor's five or more,
+  // so less PTX for ptxas and fewer stores for the host to launch with.
+  ConvertGpuOpsToNVVMOpsOptions nvvm;
+  nvvm.useBarePtrCallConv = true;
+  pm.addNestedPass<gpu::GPUModuleOp>(createConvertGpuOpsToNVVMOps(nvvm));
+  pm.addNestedPass<gpu::GPUModuleOp>(LLVM::createNVVMOptimizeForTargetPass());
+  pm.addNestedPass<gpu::GPUModuleOp>(createCanonicalizerPass());
+  pm.addNestedPass<gpu::GPUModuleOp>(createCSEPass());
+  pm.addNestedPass<gpu::GPUModuleOp>(createReconcileUnrealizedCastsPass());
+  // The host: launches to mgpu* calls; kernels serialized (LLVM NVPTX, then
+  // ptxas for fatbin/bin), a module a thread, and embedded.
+  GpuToLLVMConversionPassOptions host;
+  host.kernelBarePtrCallConv = true; // as the kernels were lowered
+  // Its mgpu* callees declared first, where its lookups find them at once.
+  pm.addPass(createRankcGpuRuntimeDeclarations());
+  pm.addPass(createGpuToLLVMConversionPass(host));
+  pm.addPass(createRankcGpuRuntimeDeclarations(
+      RankcGpuRuntimeDeclarationsOptions{/*eraseUnused=*/true}));
+  RankcGpuModulesToBinariesOptions binary;
+  binary.compilationTarget = options.format;
+  binary.toolkitPath = options.toolkit;
+  pm.addPass(createRankcGpuModulesToBinaries(binary));
+  OpPassManager &glue = pm.nestAny();
+  glue.addPass(createConvertMathToLLVMPass());
+  glue.addPass(createCanonicalizerPass());
+  glue.addPass(createCSEPass());
+  glue.addPass(createReconcileUnrealizedCastsPass());
+  // Binaries and launches to LLVM-dialect runtime calls: then every
+  // function can be built in a piece of its own (lib/Target/ProgramPieces).
+  // After the canonicalizer and CSE: what it makes needs neither (a tenth
+  // of a second a program at 10^5 nodes).
+  if (options.lowerLaunches)
+    pm.addPass(createRankcGpuLaunchToLLVM());
+  // After the canonicalizer, which would merge the blocks again.
+  buildGlueSplittingPipeline(pm);
+}
+

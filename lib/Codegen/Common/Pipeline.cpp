@@ -1,0 +1,31 @@
+//===- Pipeline.cpp - the stages both backends share ----------------------===//
+
+#include "rankc/Codegen/Common/Passes.h"
+
+#include "mlir/Dialect/Bufferization/Transforms/Passes.h"
+#include "mlir/Transforms/Passes.h"
+
+void rankc::buildBufferizationPipeline(mlir::OpPassManager &pm) {
+  pm.addNestedPass<mlir::func::FuncOp>(
+      mlir::bufferization::createEmptyTensorToAllocTensorPass());
+  // Tensor constants' globals in program order, so that they are the same
+  // on every run (one-shot-bufferize would make them in an order that
+  // depends on pointers); of its alignment, so that it reuses them.
+  mlir::bufferization::OneShotBufferizePassOptions bufferize;
+  pm.addPass(rankc::createRankcConstantGlobals(
+      rankc::RankcConstantGlobalsOptions{bufferize.bufferAlignment}));
+  bufferize.bufferizeFunctionBoundaries = true;
+  bufferize.functionBoundaryTypeConversion =
+      mlir::bufferization::LayoutMapOption::IdentityLayoutMap;
+  pm.addPass(mlir::bufferization::createOneShotBufferizePass(bufferize));
+  // A result written in place through a subview is "copied" onto an equal
+  // subview of its own buffer: CSE makes the two one value, and the
+  // canonicalizer then drops the copy onto itself.
+  pm.addNestedPass<mlir::func::FuncOp>(mlir::createCSEPass());
+  pm.addNestedPass<mlir::func::FuncOp>(mlir::createCanonicalizerPass());
+}
+
+void rankc::buildGlueSplittingPipeline(mlir::OpPassManager &pm) {
+  pm.addNestedPass<mlir::LLVM::LLVMFuncOp>(createRankcSplitGlueBlocks());
+  pm.addPass(createRankcSplitGlueFunctions());
+}

@@ -1,0 +1,174 @@
+//===- Manifest.cpp - what the runtime must know of one program -----------===//
+//
+// rankc_manifest, a constant the runtime reads at start-up: which ranks run
+// the program, its inputs and outputs (types, names, what is carried from
+// step to step), its messages by event (for traces and errors) and its
+// index checks. Written from the comm.* attributes and the asynchronous
+// schedule, before convert-comm-to-runtime drops them.
+//
+//===----------------------------------------------------------------------===//
+
+#include "RuntimeABI.h"
+#include "rankc/Conversion/Passes.h"
+#include "rankc/Dialect/Comm/Comm.h"
+#include "rankc/Support/DagLocations.h"
+
+#include "mlir/IR/Builders.h"
+#include "llvm/ADT/StringMap.h"
+
+#include <map>
+
+namespace rankc {
+#define GEN_PASS_DEF_RANKCRUNTIMEMANIFEST
+#include "rankc/Conversion/Passes.h.inc"
+} // namespace rankc
+
+using namespace mlir;
+using namespace rankc;
+
+namespace {
+
+/// "event E KIND NODE TAG" for every start of the schedule, by event.
+std::string eventLines(func::FuncOp program) {
+  std::map<int32_t, std::string> lines;
+  auto describe = [&](Operation *op, int32_t event, StringRef kind,
+                      Attribute tag) {
+    std::string node = dag::dagNodeId(op->getLoc());
+    lines[event] = "event " + std::to_string(event) + " " + kind.str() + " " +
+                   (node.empty() ? "#" + std::to_string(event) : node) + " " +
+                   comm::tagToString(tag) + "\n";
+  };
+  program.walk([&](Operation *op) {
+    if (auto s = dyn_cast<comm::ISendOp>(op))
+      describe(op, s.getEvent(), "send", s.getTag());
+    else if (auto r = dyn_cast<comm::IRecvOp>(op))
+      describe(op, r.getEvent(), "recv", r.getTag());
+    else if (auto a = dyn_cast<comm::IAllReduceOp>(op))
+      describe(op, a.getEvent(), "allreduce", a.getTag());
+  });
+  std::string text;
+  for (auto &[event, line] : lines)
+    text += line;
+  return text;
+}
+
+/// The manifest's text: the program, its world and ranks, its inputs and
+/// outputs with their types and names, what is carried between steps, its
+/// messages (by event) and its index checks.
+std::string manifestText(ModuleOp module, func::FuncOp program,
+                         const std::string &events) {
+  std::string text = "program " + program.getName().str() + "\n";
+  auto ws = module->getAttrOfType<IntegerAttr>(comm::CommDialect::kWorldSize);
+  text += "world_size " + std::to_string(ws ? ws.getInt() : 1) + "\n";
+  // Which ranks run it: an embedder's init checks its own rank against it.
+  text += "ranks";
+  if (auto list = program->getAttrOfType<DenseI64ArrayAttr>(
+          comm::CommDialect::kRanks))
+    for (int64_t r : list.asArrayRef())
+      text += " " + std::to_string(r);
+  else
+    text += " all";
+  text += "\n";
+  auto dims = [](RankedTensorType t) {
+    std::string s = std::to_string(runtimeDTypeCode(t.getElementType())) + " " +
+                    std::to_string(t.getRank());
+    for (int64_t d : t.getShape())
+      s += " " + std::to_string(d);
+    return s;
+  };
+  // Carried values: `comm.state` (input id -> output name), updated
+  // parameters (`comm.update_of`) and optimizer state (same name in and out).
+  llvm::StringMap<unsigned> argOfId, resultOfName, hiddenResult, updateOf;
+  for (unsigned i = 0; i < program.getNumResults(); ++i) {
+    if (auto names = program.getResultAttrOfType<ArrayAttr>(
+            i, comm::CommDialect::kOutputs))
+      for (Attribute n : names)
+        resultOfName[cast<StringAttr>(n).getValue()] = i;
+    if (auto h = program.getResultAttrOfType<StringAttr>(
+            i, comm::CommDialect::kOptimizerState))
+      hiddenResult[h.getValue()] = i;
+    if (auto p = program.getResultAttrOfType<StringAttr>(
+            i, comm::CommDialect::kUpdateOf))
+      updateOf[p.getValue()] = i;
+  }
+  std::string carried;
+  auto carry = [&](unsigned arg, unsigned result) {
+    carried += "state " + std::to_string(arg) + " " + std::to_string(result) +
+               "\n";
+  };
+  for (unsigned i = 0; i < program.getNumArguments(); ++i) {
+    auto id = program.getArgAttrOfType<StringAttr>(i, comm::CommDialect::kInput);
+    if (!id)
+      id = program.getArgAttrOfType<StringAttr>(i, comm::CommDialect::kParam);
+    auto hidden = program.getArgAttrOfType<StringAttr>(
+        i, comm::CommDialect::kOptimizerState);
+    text += "input " + std::to_string(i) + " " +
+            (hidden ? hidden : id).str() + " " +
+            dims(cast<RankedTensorType>(program.getArgumentTypes()[i])) + "\n";
+    if (hidden) {
+      text += "zero " + std::to_string(i) + "\n";
+      carry(i, hiddenResult.lookup(hidden.getValue()));
+    } else if (auto it = updateOf.find(id.getValue()); it != updateOf.end()) {
+      carry(i, it->second);
+    }
+    argOfId[id ? id.getValue() : hidden.getValue()] = i;
+  }
+  if (auto state = program->getAttrOfType<DictionaryAttr>(
+          comm::CommDialect::kState))
+    for (NamedAttribute s : state)
+      carry(argOfId.lookup(s.getName().getValue()),
+            resultOfName.lookup(cast<StringAttr>(s.getValue()).getValue()));
+  for (unsigned i = 0; i < program.getNumResults(); ++i) {
+    text += "output " + std::to_string(i) + " " +
+            dims(cast<RankedTensorType>(program.getResultTypes()[i])) + " :";
+    if (auto names = program.getResultAttrOfType<ArrayAttr>(
+            i, comm::CommDialect::kOutputs))
+      for (Attribute n : names)
+        text += " " + cast<StringAttr>(n).str();
+    text += "\n";
+  }
+  text += carried;
+  text += events;
+  // Nodes whose indices are checked at run time (take, scatter_add): the
+  // importer's numbering, as rankc_rt_index_error receives it.
+  if (auto checks = program->getAttrOfType<ArrayAttr>("rankc.index_checks")) {
+    for (auto [i, id] : llvm::enumerate(checks))
+      text += "check " + std::to_string(i) + " " +
+              cast<StringAttr>(id).str() + "\n";
+  }
+  return text;
+}
+
+struct ManifestPass
+    : public rankc::impl::RankcRuntimeManifestBase<ManifestPass> {
+  void runOnOperation() override {
+    ModuleOp module = getOperation();
+    func::FuncOp program = onlyProgram(module, getArgument());
+    if (!program)
+      return signalPassFailure();
+    WalkResult blocking = program.walk([&](Operation *op) {
+      if (!isa<comm::SendOp, comm::RecvOp, comm::AllReduceOp>(op))
+        return WalkResult::advance();
+      op->emitOpError("is not scheduled: run comm-async-schedule before "
+                      "rankc-runtime-manifest");
+      return WalkResult::interrupt();
+    });
+    if (blocking.wasInterrupted())
+      return signalPassFailure();
+    std::string text = manifestText(module, program, eventLines(program));
+    program->removeAttr("rankc.index_checks");
+    OpBuilder b(module.getContext());
+    std::vector<int8_t> bytes(text.begin(), text.end());
+    bytes.push_back(0);
+    auto type = MemRefType::get({int64_t(bytes.size())}, b.getI8Type());
+    b.setInsertionPointToEnd(module.getBody());
+    memref::GlobalOp::create(
+        b, module.getLoc(), "rankc_manifest", b.getStringAttr("public"), type,
+        DenseElementsAttr::get(RankedTensorType::get(type.getShape(),
+                                                     b.getI8Type()),
+                               ArrayRef<int8_t>(bytes)),
+        /*constant=*/true, /*alignment=*/nullptr);
+  }
+};
+
+} // namespace

@@ -1,0 +1,327 @@
+"""export_step: one data-parallel training step of a torch.nn.Module as a
+DAG (see rankc.export), traced with make_fx and translated node by node."""
+import torch
+from torch.fx.experimental.proxy_tensor import make_fx
+from torch.fx.passes.shape_prop import ShapeProp
+
+from .builder import Exporter
+from .registry import Unsupported
+
+try:
+    from torch.func import functional_call
+except ImportError:  # PyTorch 1.13
+    from torch.nn.utils.stateless import functional_call
+
+
+def optimizer_settings(optimizer):
+    """dag-format.md's `optimizer` from a dict or a torch.optim optimizer
+    (its first parameter group's settings; the DAG has one group)."""
+    if optimizer is None or isinstance(optimizer, dict):
+        return optimizer
+    kinds = {torch.optim.SGD: "sgd", torch.optim.Adam: "adam", torch.optim.AdamW: "adamw"}
+    kind = kinds.get(type(optimizer))
+    if kind is None:
+        raise SystemExit(f"error: export_torch: optimizer {type(optimizer).__name__} "
+                         "is not supported (SGD, Adam, AdamW)")
+    g = optimizer.param_groups[0]
+    for flag in ("maximize", "amsgrad"):
+        if g.get(flag):
+            raise SystemExit(f"error: export_torch: '{flag}' is not supported")
+    out = {"kind": kind, "lr": float(g["lr"]), "weight_decay": float(g["weight_decay"])}
+    if kind == "sgd":
+        out.update(momentum=float(g["momentum"]), dampening=float(g["dampening"]),
+                   nesterov=bool(g["nesterov"]))
+    else:
+        out.update(betas=[float(b) for b in g["betas"]], eps=float(g["eps"]))
+    return out
+
+
+def dag_id(name):
+    """A parameter's or buffer's DAG id (and input file name): its PyTorch
+    name where that is a valid id, else with a leading '_' (nn.Sequential's
+    '0.weight' is '_0.weight')."""
+    import re
+    name = re.sub(r"[^A-Za-z0-9_.:-]", "_", name)
+    return name if re.match(r"[A-Za-z_]", name) else "_" + name
+
+
+# Captured tensors (get_attr constants of the traced step) up to this many
+# elements become `constant` nodes; larger ones are refused (pass them as
+# inputs of the model instead).
+MAX_CONSTANT = 1 << 16
+
+
+class _ModulePaths:
+    """Labels every fx node made while a submodule's forward runs with that
+    module's path (PyTorch 1.13's make_fx records none), for messages."""
+
+    def __init__(self, model):
+        self.model, self.stack, self.hooks = model, [], []
+        # (functional_call swaps in subclasses: keep the classes' own names)
+        self.kinds = {path: type(m).__name__ for path, m in model.named_modules()}
+
+    def __enter__(self):
+        for path, mod in self.model.named_modules():
+            self.hooks.append(mod.register_forward_pre_hook(self.enter(path)))
+            self.hooks.append(mod.register_forward_hook(self.leave))
+        self.create = torch.fx.Graph.create_node
+        paths = self
+
+        def create_node(graph, *args, **kwargs):
+            node = paths.create(graph, *args, **kwargs)
+            node.meta["rankc_module"] = paths.stack[-1] if paths.stack else None
+            return node
+        torch.fx.Graph.create_node = create_node
+        return self
+
+    def enter(self, path):
+        def hook(module, inputs):
+            kind = self.kinds.get(path, type(module).__name__)
+            self.stack.append(f"module '{path}' ({kind})" if path
+                              else f"the model's forward ({kind})")
+        return hook
+
+    def leave(self, module, inputs, output):
+        self.stack.pop()
+
+    def __exit__(self, *exc):
+        torch.fx.Graph.create_node = self.create
+        for h in self.hooks:
+            h.remove()
+
+
+class _RnnWeights:
+    """PyTorch 1.13's LSTM and GRU read their weights from a list made at
+    construction (`_flat_weights`), which functional_call does not update:
+    traced, they would use the module's own tensors, not the step's
+    parameters. While tracing, each rebuilds the list from its attributes
+    before it runs."""
+
+    def __init__(self, model):
+        self.rnns = [m for m in model.modules() if isinstance(m, torch.nn.RNNBase)]
+        self.hooks = []
+
+    @staticmethod
+    def refresh(module, inputs):
+        if hasattr(module, "_flat_weights_names"):
+            module._flat_weights = [getattr(module, n) for n in module._flat_weights_names]
+
+    def __enter__(self):
+        self.hooks = [m.register_forward_pre_hook(self.refresh) for m in self.rnns]
+        return self
+
+    def __exit__(self, *exc):
+        for h in self.hooks:
+            h.remove()
+        for m in self.rnns:  # back to the module's own parameters
+            self.refresh(m, ())
+
+
+class _LossDecompositions:
+    """Cross-entropy with label smoothing, which PyTorch 1.13 traces into
+    data-dependent shapes (masked_select), written with the ops the
+    exporter knows, as torch computes it: (1 - e) * NLL + e / C * the sum
+    of -log p over the classes, ignored targets left out of both and of
+    the mean's count."""
+
+    def __enter__(self):
+        import torch.nn.functional as F
+        self.F, self.original = F, F.cross_entropy
+        original = self.original
+
+        def cross_entropy(input, target, weight=None, size_average=None,
+                          ignore_index=-100, reduce=None, reduction="mean",
+                          label_smoothing=0.0):
+            if not label_smoothing or weight is not None or \
+                    size_average is not None or reduce is not None or \
+                    target.dtype.is_floating_point:
+                return original(input, target, weight, size_average, ignore_index,
+                                reduce, reduction, label_smoothing)
+            logp = F.log_softmax(input, 1)
+            nll = F.nll_loss(logp, target, ignore_index=ignore_index, reduction="none")
+            keep = (target != ignore_index).to(logp.dtype)
+            smooth = -logp.sum(1) * keep
+            per = nll * (1 - label_smoothing) + smooth * (label_smoothing / input.shape[1])
+            if reduction == "none":
+                return per
+            return per.sum() if reduction == "sum" else per.sum() / keep.sum()
+        F.cross_entropy = cross_entropy
+        return self
+
+    def __exit__(self, *exc):
+        self.F.cross_entropy = self.original
+
+
+def export_step(model, inputs, loss_fn, world_size=1, bucket_cap_mb=25,
+                first_bucket_cap_mb=1, order="ready", optimizer=None, targets=()):
+    """The DAG of one training step of `model` on `inputs` (a tuple): the
+    loss is loss_fn(model(*inputs), *targets), and `targets` (a tuple) are
+    inputs of the step too (`target0`, ...). With `optimizer`, the step also
+    updates the parameters (version 2). Buffers the step updates (batch
+    norm's running statistics) are inputs carried as `state` (version 2);
+    other buffers and captured tensors become `constant` nodes."""
+    targets = tuple(targets)
+    named = list(model.named_parameters())
+    # Every name of each parameter (tied weights have several): all get the
+    # parameter's one placeholder.
+    aliases = {}
+    for path, mod in model.named_modules(remove_duplicate=False):
+        for pname, p in mod._parameters.items():
+            if p is not None:
+                alias = f"{path}.{pname}" if path else pname
+                if alias not in aliases.setdefault(id(p), []):
+                    aliases[id(p)].append(alias)
+    names = [n for n, p in named if p.requires_grad]
+    frozen = [n for n, p in named if not p.requires_grad]
+    params = [p.detach().clone().requires_grad_() for _, p in named if p.requires_grad]
+    fixed = [p.detach().clone() for _, p in named if not p.requires_grad]
+    buffers = list(model.named_buffers())
+    bufs = [b.detach().clone() for _, b in buffers]
+    by_name = dict(named)
+    ni, nt, np_, nf = len(inputs), len(targets), len(params), len(fixed)
+
+    def step(*args):
+        xs, ts = args[:ni], args[ni:ni + nt]
+        ps = args[ni + nt:ni + nt + np_]
+        fs = args[ni + nt + np_:ni + nt + np_ + nf]
+        bs = args[ni + nt + np_ + nf:]
+        values = {}
+        for name, v in list(zip(names, ps)) + list(zip(frozen, fs)):
+            for alias in aliases[id(by_name[name])]:
+                values[alias] = v
+        values.update(zip([b for b, _ in buffers], bs))
+        out = functional_call(model, values, tuple(xs))
+        loss = loss_fn(out, *ts)
+        return (loss, *torch.autograd.grad(loss, ps))
+
+    args = (*inputs, *targets, *params, *fixed, *bufs)
+    with _ModulePaths(model), _RnnWeights(model), _LossDecompositions():
+        gm = make_fx(step)(*args)
+    ShapeProp(gm).propagate(*args)
+    ex = Exporter()
+    placeholders = [n for n in gm.graph.nodes if n.op == "placeholder"]
+    groups = {"input": placeholders[:ni], "target": placeholders[ni:ni + nt],
+              "param": placeholders[ni + nt:ni + nt + np_],
+              "frozen": placeholders[ni + nt + np_:ni + nt + np_ + nf],
+              "buffer": placeholders[ni + nt + np_ + nf:]}
+    unsupported = {}
+
+    def refuse(what, node):
+        where = node.meta.get("rankc_module") if node is not None else None
+        unsupported.setdefault(what, set()).add(where or "the backward pass or the loss")
+
+    def leaf(op, nid, n):
+        meta = n.meta["tensor_meta"]
+        try:
+            dt = ex.dtype_name(meta.dtype)
+        except Unsupported as e:
+            refuse(f"{nid}: {e}", None)
+            dt = "f32"
+        ex.nodes.append({"id": nid, "op": op, "shape": list(meta.shape), "dtype": dt})
+        ex.ids[n] = nid
+
+    # Parameters first, in registration order, then the inputs, the targets,
+    # the frozen parameters (inputs named after them) and the buffers.
+    for i, n in enumerate(groups["param"]):
+        leaf("param", dag_id(names[i]), n)
+    for i, n in enumerate(groups["input"]):
+        leaf("input", f"input{i}", n)
+    for i, n in enumerate(groups["target"]):
+        leaf("input", f"target{i}", n)
+    for i, n in enumerate(groups["frozen"]):
+        leaf("input", dag_id(frozen[i]), n)
+    for i, n in enumerate(groups["buffer"]):
+        leaf("input", dag_id(buffers[i][0]), n)
+    buffer_of = {n: dag_id(buffers[i][0]) for i, n in enumerate(groups["buffer"])}
+    # Only what the results need: a traced step also holds dead values (the
+    # uint8 workspace PyTorch 1.13 allocates for batch norm).
+    # In-place writes of buffers (num_batches_tracked += 1) are results too.
+    writes = [n for n in gm.graph.nodes if n.op == "call_function" and n.args and
+              n.args[0] in groups["buffer"] and
+              getattr(n.target, "__name__", "").split(".")[0].endswith("_")]
+    live, todo = set(), [n for n in gm.graph.nodes if n.op == "output"] + writes
+    while todo:
+        n = todo.pop()
+        if n not in live:
+            live.add(n)
+            todo.extend(n.all_input_nodes)
+    outputs = {}
+    for n in gm.graph.nodes:
+        if n not in live:
+            continue
+        if n.op == "get_attr":
+            value = getattr(gm, n.target)
+            if value.numel() > MAX_CONSTANT:
+                refuse(f"a captured tensor of {value.numel()} elements (at most "
+                       f"{MAX_CONSTANT} become constants: make it an input)", n)
+                continue
+            try:
+                dt = ex.dtype_name(value.dtype)
+            except Unsupported as e:
+                refuse(str(e), n)
+                continue
+            ex.ids[n] = ex.add("constant", value=value.tolist(), dtype=dt,
+                               shape=list(value.shape))
+            if not value.shape:
+                ex.nodes[-1].pop("shape")
+        elif n.op == "call_function":
+            # Past an unsupported operator, its users cannot be translated
+            # either: go on only to collect every unsupported name.
+            missing = []
+            torch.fx.node.map_arg((n.args, n.kwargs),
+                                  lambda x: missing.append(x) if x not in ex.ids else x)
+            if missing:
+                continue
+            try:
+                ex.ids[n] = ex.translate(n)
+            except Unsupported as e:
+                refuse(str(e), n)
+                # A stand-in result, so that the operators after it are
+                # still checked: every unsupported one is reported at once.
+                meta = n.meta.get("tensor_meta")
+                ex.ids[n] = ["?"] * len(meta) if isinstance(meta, (list, tuple)) else "?"
+                continue
+            name = getattr(n.target, "__name__", "")
+            if name.split(".")[0].endswith("_") and n.args and \
+                    isinstance(n.args[0], torch.fx.Node):
+                # In place: later reads of the operand see the new value.
+                ex.ids[n.args[0]] = ex.ids[n]
+                if n.args[0] in buffer_of:
+                    ex.updates[n.args[0]] = ex.ids[n]
+        elif n.op == "output":
+            results = n.args[0]
+            if unsupported:
+                lines = [f"  {what} (in {'; '.join(sorted(w))})"
+                         for what, w in sorted(unsupported.items())]
+                raise SystemExit("error: export_torch: unsupported operators:\n" +
+                                 "\n".join(lines))
+            outputs["loss"] = ex.ids[results[0]]
+            for name, g in zip(names, results[1:]):
+                outputs["grad." + name] = {"node": ex.ids[g], "grad_of": dag_id(name)}
+    # Buffers the step wrote (running statistics) are carried to the next
+    # step; the others are constants of the step.
+    state = {}
+    for n, nid in buffer_of.items():
+        if n in ex.updates:
+            outputs[nid] = ex.updates[n]
+            state[nid] = nid
+        else:
+            node = next(x for x in ex.nodes if x["id"] == nid)
+            value = bufs[groups["buffer"].index(n)]
+            node.update(op="constant", value=value.tolist())
+            node.pop("shape") if not value.shape else None
+    for node in ex.nodes:  # args: [] reads better omitted for leaves
+        if not node.get("args"):
+            node.pop("args", None)
+    dp = {"bucket_cap_mb": bucket_cap_mb, "first_bucket_cap_mb": first_bucket_cap_mb,
+          "order": order}
+    settings = optimizer_settings(optimizer)
+    if settings is not None:
+        dp["optimizer"] = settings
+    program = {"ranks": "all", "nodes": ex.nodes, "outputs": outputs}
+    if state:
+        program["state"] = state
+    v2 = settings is not None or state or any(
+        node["op"] in ("take", "scatter_add", "conv", "pool") for node in ex.nodes)
+    return {"format": "rankc-dag", "version": 2 if v2 else 1,
+            "world_size": world_size, "data_parallel": dp, "programs": [program]}

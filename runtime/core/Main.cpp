@@ -1,0 +1,217 @@
+//===- Main.cpp - the executables' main(): a thin client of the core ------===//
+//
+// Parses the command line that OUT/launch passes, supplies the inputs (from
+// .npy files, or reproducible pseudo-random values), runs the steps and
+// writes the last step's outputs, then the trace and statistics. Outputs
+// are written only once every rank has finished its steps (launch moves
+// them into place only when every rank succeeded).
+//
+//===----------------------------------------------------------------------===//
+
+#include "core/Buffers.h"
+#include "core/Core.h"
+#include "tooling/Npy.h"
+#include "rankc_core.h"
+
+#include <mpi.h>
+
+#include <cerrno>
+#include <cmath>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <string>
+#include <sys/stat.h>
+#include <unistd.h>
+#include <vector>
+
+using namespace rankc::rt;
+
+namespace {
+
+// Reproducible inputs: splitmix64 seeded with FNV-1a(input id) ^ rank.
+uint64_t splitmix(uint64_t &state) {
+  uint64_t z = (state += 0x9e3779b97f4a7c15ull);
+  z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
+  z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
+  return z ^ (z >> 31);
+}
+
+void fillRandom(const std::string &id, int dtype, int64_t n, void *data) {
+  uint64_t state = 1469598103934665603ull;
+  for (char c : id)
+    state = (state ^ uint8_t(c)) * 1099511628211ull;
+  state ^= uint64_t(rankc_core_rank());
+  for (int64_t i = 0; i < n; ++i) {
+    uint64_t r = splitmix(state);
+    double u = double(r >> 11) / double(1ull << 53) * 2.0 - 1.0; // [-1, 1)
+    int64_t k = int64_t(r % 17) - 8;                            // [-8, 8]
+    npy::storeElement(dtype, data, i, u, k, (r & 1) != 0);
+  }
+}
+
+void makeDirs(const std::string &path) {
+  for (size_t i = 1; i <= path.size(); ++i)
+    if (i == path.size() || path[i] == '/') {
+      std::string prefix = path.substr(0, i);
+      if (mkdir(prefix.c_str(), 0777) != 0 && errno != EEXIST)
+        fail("cannot create folder '%s': %s", prefix.c_str(), strerror(errno));
+    }
+}
+
+std::vector<int64_t> shapeOf(const int64_t *dims, int rank) {
+  return std::vector<int64_t>(dims, dims + rank);
+}
+int64_t elements(const std::vector<int64_t> &shape) {
+  int64_t n = 1;
+  for (int64_t d : shape)
+    n *= d;
+  return n;
+}
+
+void usage(const char *argv0) {
+  fprintf(stderr,
+          "usage: %s [--inputs IN] [--outputs RES] [--steps N] "
+          "[--timeout SECONDS] [--trace FILE] [--stats FILE] "
+          "[--kernel-stats DIR]\n",
+          argv0);
+}
+
+/// Seconds > 0 and finite, the whole text a number (nan, inf, words and ''
+/// would turn the watchdog off or into 0 s).
+bool parseSeconds(const std::string &v, double &out) {
+  char *end = nullptr;
+  out = std::strtod(v.c_str(), &end);
+  return !v.empty() && *end == 0 && std::isfinite(out) && out > 0;
+}
+
+int run(int argc, char **argv) {
+  std::string inputsDir, outputsDir, traceFile, statsFile, kernelStatsDir;
+  double timeout = 0;
+  int64_t steps = 1;
+  if (const char *t = std::getenv("RANKC_TIMEOUT")) { // the command line wins
+    if (!parseSeconds(t, timeout)) {
+      fprintf(stderr, "error: RANKC_TIMEOUT takes a number of seconds > 0, got '%s'\n", t);
+      return 2;
+    }
+  }
+  for (int i = 1; i < argc; ++i) {
+    std::string a = argv[i];
+    auto value = [&]() -> std::string {
+      if (i + 1 >= argc) {
+        usage(argv[0]);
+        std::exit(2);
+      }
+      return argv[++i];
+    };
+    if (a == "--inputs")
+      inputsDir = value();
+    else if (a == "--outputs")
+      outputsDir = value();
+    else if (a == "--trace")
+      traceFile = value();
+    else if (a == "--stats")
+      statsFile = value();
+    else if (a == "--kernel-stats")
+      kernelStatsDir = value();
+    else if (a == "--timeout") {
+      std::string v = value();
+      if (!parseSeconds(v, timeout)) {
+        fprintf(stderr, "error: --timeout takes a number of seconds > 0, got '%s'\n",
+                v.c_str());
+        return 2;
+      }
+    }
+    else if (a == "--steps") {
+      std::string v = value();
+      char *end = nullptr;
+      errno = 0;
+      steps = std::strtoll(v.c_str(), &end, 10);
+      if (v.empty() || *end || steps < 1 || errno == ERANGE) {
+        fprintf(stderr, "error: --steps takes an integer >= 1, got '%s'\n",
+                v.c_str());
+        return 2;
+      }
+    } else {
+      usage(argv[0]);
+      return 2;
+    }
+  }
+  rankc_core_init(&argc, &argv, timeout);
+  tracing = !traceFile.empty();
+  if (!kernelStatsDir.empty())
+    enableKernelTiming();
+  int rank = rankc_core_rank();
+  // launch maps the pid mpiexec names when a rank dies by a signal to the
+  // rank (lib/Target/Executable.cpp, launchScript).
+  if (const char *pids = std::getenv("RANKC_PID_DIR"); pids && *pids) {
+    std::string path = std::string(pids) + "/" + std::to_string(getpid());
+    if (FILE *f = std::fopen(path.c_str(), "w")) {
+      std::fprintf(f, "%d\n", rank);
+      std::fclose(f);
+    }
+  }
+
+  // Inputs: read once, before the first step.
+  for (int i = 0; i < rankc_core_num_inputs(); ++i) {
+    std::string id = rankc_core_input_name(i);
+    int dtype = rankc_core_input_dtype(i);
+    std::vector<int64_t> shape =
+        shapeOf(rankc_core_input_shape(i), rankc_core_input_rank(i));
+    std::vector<char> host(elements(shape) * npy::elementBytes(dtype) + 1);
+    if (inputsDir.empty()) {
+      fillRandom(id, dtype, elements(shape), host.data());
+    } else {
+      std::string path =
+          inputsDir + "/rank" + std::to_string(rank) + "/" + id + ".npy";
+      std::string error;
+      if (!npy::read(path, dtype, shape, host.data(), error))
+        fail("input '%s': %s", id.c_str(), error.c_str());
+    }
+    rankc_core_set_input(i, host.data());
+  }
+
+  checkMpi(MPI_Barrier(comm), "MPI_Barrier");
+  for (int64_t s = 0; s < steps; ++s)
+    rankc_core_step();
+
+  if (!outputsDir.empty()) {
+    std::string dir = outputsDir + "/rank" + std::to_string(rank);
+    makeDirs(dir);
+    for (int i = 0; i < rankc_core_num_outputs(); ++i) {
+      int dtype = rankc_core_output_dtype(i);
+      std::vector<int64_t> shape =
+          shapeOf(rankc_core_output_shape(i), rankc_core_output_rank(i));
+      std::vector<char> host(elements(shape) * npy::elementBytes(dtype) + 1);
+      rankc_core_get_output(i, host.data());
+      for (int j = 0; const char *name = rankc_core_output_name(i, j); ++j) {
+        std::string error;
+        if (!npy::write(dir + "/" + name + ".npy", dtype, shape, host.data(),
+                        error))
+          fail("output '%s': %s", name, error.c_str());
+      }
+    }
+  }
+  if (!traceFile.empty())
+    writeTrace(traceFile);
+  if (!statsFile.empty())
+    writeStats(statsFile);
+  if (!kernelStatsDir.empty()) {
+    makeDirs(kernelStatsDir);
+    writeKernelStats(kernelStatsDir + "/rank" + std::to_string(rank) +
+                     ".json");
+  }
+  rankc_core_finalize();
+  return 0;
+}
+
+} // namespace
+
+int main(int argc, char **argv) {
+  // What the C API returns as an error ends an executable's job.
+  try {
+    return run(argc, argv);
+  } catch (const Error &e) {
+    fail("%s", e.what());
+  }
+}

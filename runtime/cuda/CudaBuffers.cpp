@@ -1,0 +1,147 @@
+//===- CudaBuffers.cpp - the CUDA runtime's buffers: device memory --------===//
+//
+// Generated code allocates its buffers with cuMemAlloc (mgpuMemAlloc). MPI
+// gets them directly when the library says it is CUDA-aware
+// (MPIX_Query_cuda_support); otherwise, as with Debian's MPICH, messages are
+// staged through pinned host buffers, which copy at full PCIe speed.
+// RANKC_CUDA_AWARE_MPI=0 forces staging.
+//
+//===----------------------------------------------------------------------===//
+
+#include "core/Arena.h"
+#include "core/Buffers.h"
+#include "cuda/CudaDriver.h"
+
+#include <mpi.h>
+
+#include <cstdlib>
+#include <cstring>
+#include <map>
+
+namespace rankc::rt {
+
+namespace {
+bool cudaAwareMpi = false;
+size_t held = 0; // by allocBuffer
+
+void *deviceAlloc(size_t bytes) {
+  CUdeviceptr p = 0;
+  CUresult r = cuda::driver().cuMemAlloc(&p, bytes ? bytes : 1);
+  if (r == CUDA_ERROR_OUT_OF_MEMORY)
+    return nullptr; // the arena reports it with the size it needed
+  cuda::check(r, "cuMemAlloc");
+  return reinterpret_cast<void *>(p);
+}
+void deviceFree(void *p) {
+  if (p)
+    RANKC_CU(cuMemFree(CUdeviceptr(p)));
+}
+void deviceCopy(void *dst, const void *src, size_t bytes) {
+  if (bytes)
+    RANKC_CU(cuMemcpy(CUdeviceptr(dst), CUdeviceptr(src), bytes));
+}
+} // namespace
+
+void *allocBuffer(size_t bytes, const std::string &what) {
+  void *p = deviceAlloc(bytes);
+  if (!p)
+    fail("out of GPU memory: could not allocate %zu bytes for %s", bytes,
+         what.c_str());
+  RANKC_CU(cuMemsetD8(CUdeviceptr(p), 0, bytes ? bytes : 1));
+  held += bytes;
+  return p;
+}
+void freeBuffer(void *buffer) { deviceFree(buffer); }
+// Device memory for the generated code's gpu.alloc: a caching allocator in
+// effect, since a step's buffers are carved from blocks kept across steps.
+StepArenas &programArenas() {
+  static StepArenas arenas(deviceAlloc, deviceFree, deviceCopy);
+  return arenas;
+}
+size_t deviceBytesInUse() {
+  size_t free = 0, total = 0;
+  RANKC_CU(cuMemGetInfo(&free, &total));
+  return total - free;
+}
+size_t bufferBytesHeld() {
+  StepArenas &a = programArenas();
+  return held + a.arenas[0].reserved() + a.arenas[1].reserved();
+}
+
+void initBuffers(int) {
+  cuda::driver();
+  cudaAwareMpi = MPIX_Query_cuda_support() == 1;
+  if (const char *v = std::getenv("RANKC_CUDA_AWARE_MPI"))
+    cudaAwareMpi = cudaAwareMpi && std::strcmp(v, "0") != 0;
+}
+
+bool buffersOnDevice() { return true; }
+bool mpiTakesBuffers() { return cudaAwareMpi; }
+
+// Pinned blocks kept for reuse. cuMemAllocHost of the 100 MB of a step's
+// gradients costs tens of milliseconds, many times the copy: each step
+// stages the same messages, so after the first step they come from here.
+namespace {
+std::multimap<size_t, void *> freeStagingBlocks; // by size
+std::map<void *, size_t> stagingSizes;
+} // namespace
+
+void *allocStaging(size_t bytes) {
+  bytes = bytes ? bytes : 1;
+  // The smallest free block that fits without wasting more than half.
+  auto it = freeStagingBlocks.lower_bound(bytes);
+  if (it != freeStagingBlocks.end() && it->first <= 2 * bytes) {
+    void *p = it->second;
+    freeStagingBlocks.erase(it);
+    return p;
+  }
+  void *p = nullptr;
+  RANKC_CU(cuMemAllocHost(&p, bytes));
+  stagingSizes[p] = bytes;
+  return p;
+}
+
+void freeStaging(void *host) {
+  if (host)
+    freeStagingBlocks.emplace(stagingSizes.at(host), host);
+}
+
+void releaseStaging() {
+  for (auto &[bytes, host] : freeStagingBlocks) {
+    RANKC_CU(cuMemFreeHost(host));
+    stagingSizes.erase(host);
+  }
+  freeStagingBlocks.clear();
+}
+
+void copyBuffer(void *dst, const void *src, size_t bytes) {
+  if (bytes)
+    RANKC_CU(cuMemcpyAsync(CUdeviceptr(dst), CUdeviceptr(src), bytes,
+                           cuda::processStream()));
+}
+
+extern "C" void mgpuStreamSynchronize(CUstream stream); // MgpuWrappers.cpp
+
+// Polls (and drives MPI meanwhile), as generated code's own waits do.
+void synchronizeBuffers() { mgpuStreamSynchronize(cuda::processStream()); }
+
+void copyToHost(void *host, const void *buffer, size_t bytes) {
+  synchronizeBuffers();
+  if (bytes)
+    RANKC_CU(cuMemcpy(CUdeviceptr(host), CUdeviceptr(buffer), bytes));
+}
+
+void copyFromHost(void *buffer, const void *host, size_t bytes) {
+  synchronizeBuffers();
+  if (bytes)
+    RANKC_CU(cuMemcpy(CUdeviceptr(buffer), CUdeviceptr(host), bytes));
+}
+
+std::string describeBuffers() {
+  return std::string("cuda device ") + std::to_string(cuda::driver().device) +
+         " (" + cuda::driver().name + "), MPI " +
+         (cudaAwareMpi ? "CUDA-aware (device buffers passed directly)"
+                       : "staged through pinned host memory");
+}
+
+} // namespace rankc::rt

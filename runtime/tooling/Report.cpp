@@ -1,0 +1,159 @@
+//===- Report.cpp - --trace and --stats: what every rank did --------------===//
+//
+// Both gather every rank's records on rank 0, which writes one file.
+//
+//===----------------------------------------------------------------------===//
+
+#include "core/Buffers.h"
+#include "core/Core.h"
+#include "core/StepReplay.h"
+
+#include <mpi.h>
+
+#include <algorithm>
+#include <cerrno>
+#include <cstdio>
+#include <cstring>
+#include <fcntl.h>
+#include <sys/resource.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+namespace rankc::rt {
+
+namespace {
+std::string jsonEscape(const std::string &s) {
+  std::string out;
+  for (char c : s) {
+    if (c == '"' || c == '\\')
+      out += '\\';
+    out += c;
+  }
+  return out;
+}
+
+/// Every rank's `mine` on rank 0, concatenated in rank order.
+std::string gatherText(const std::string &mine, const char *what) {
+  int len = mine.size();
+  std::vector<int> lens(worldSize), offsets(worldSize);
+  checkMpi(MPI_Gather(&len, 1, MPI_INT, lens.data(), 1, MPI_INT, 0,
+                      comm),
+           what);
+  int total = 0;
+  for (int r = 0; r < worldSize; ++r) {
+    offsets[r] = total;
+    total += lens[r];
+  }
+  std::string all(rank == 0 ? total : 0, ' ');
+  checkMpi(MPI_Gatherv(mine.data(), len, MPI_CHAR, all.data(), lens.data(),
+                       offsets.data(), MPI_CHAR, 0, comm),
+           what);
+  return all;
+}
+
+// Non-blocking, and regular files only: a FIFO nobody reads would hang the
+// rank here, after its steps, where no watchdog looks.
+FILE *openReport(const std::string &path, const char *what) {
+  struct stat st;
+  if (stat(path.c_str(), &st) == 0 && !S_ISREG(st.st_mode))
+    fail("cannot write %s '%s': not a regular file", what, path.c_str());
+  int fd = open(path.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_NONBLOCK, 0644);
+  if (fd >= 0 && (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode))) {
+    close(fd);
+    fail("cannot write %s '%s': not a regular file", what, path.c_str());
+  }
+  FILE *f = fd >= 0 ? fdopen(fd, "w") : nullptr;
+  if (!f)
+    fail("cannot write %s '%s': %s", what, path.c_str(), strerror(errno));
+  return f;
+}
+
+double median(std::vector<double> v) {
+  if (v.empty())
+    return 0;
+  std::sort(v.begin(), v.end());
+  size_t n = v.size();
+  return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
+}
+
+std::string timesJson(const StepTimes &t) {
+  char buf[160];
+  snprintf(buf, sizeof buf, "\"wall\": %.6f, \"compute\": %.6f, \"blocked\": %.6f",
+           t.wall, t.compute, t.blocked);
+  return buf;
+}
+} // namespace
+
+void writeTrace(const std::string &path) {
+  // Parts and messages on thread 0; steps (which enclose them) on thread 1.
+  std::string mine;
+  char buf[512];
+  for (const TraceEvent &e : trace) {
+    snprintf(buf, sizeof buf,
+             "{\"name\":\"%s\",\"cat\":\"%s\",\"ph\":\"X\",\"pid\":%d,"
+             "\"tid\":%d,\"ts\":%.3f,\"dur\":%.3f},\n",
+             jsonEscape(e.name).c_str(), e.category.c_str(), rank,
+             e.category == "step" ? 1 : 0, e.begin * 1e6,
+             (e.end - e.begin) * 1e6);
+    mine += buf;
+  }
+  snprintf(buf, sizeof buf,
+           "{\"name\":\"process_name\",\"ph\":\"M\",\"pid\":%d,\"args\":{"
+           "\"name\":\"rank %d (%s)\"}},\n",
+           rank, rank, jsonEscape(programName).c_str());
+  mine += buf;
+  std::string all = gatherText(mine, "MPI_Gather (trace)");
+  if (rank != 0)
+    return;
+  FILE *f = openReport(path, "trace");
+  if (all.size() >= 2)
+    all.resize(all.size() - 2); // the last ",\n"
+  fprintf(f, "{\"traceEvents\":[\n%s\n],\"displayTimeUnit\":\"ms\"}\n",
+          all.c_str());
+  fclose(f);
+}
+
+// {"buffers", "allreduce", "replay", "steps", "ranks": [{"rank", "wall", "compute", "blocked",
+//  "median": {...}, "max_rss_kb", "buffer_bytes", "device_used_bytes",
+//  "per_step": [{...}...]}]}:
+// wall is the program's run (all steps), compute its parts, blocked its time
+// in waits (communication left exposed).
+void writeStats(const std::string &path) {
+  StepTimes total;
+  std::vector<double> walls, computes, blocks;
+  std::string perStep;
+  for (const StepTimes &t : stepTimes) {
+    total.wall += t.wall;
+    total.compute += t.compute;
+    total.blocked += t.blocked;
+    walls.push_back(t.wall);
+    computes.push_back(t.compute);
+    blocks.push_back(t.blocked);
+    perStep += (perStep.empty() ? "{" : ", {") + timesJson(t) + "}";
+  }
+  StepTimes med{median(walls), median(computes), median(blocks)};
+  struct rusage usage;
+  getrusage(RUSAGE_SELF, &usage);
+  char buf[256];
+  snprintf(buf, sizeof buf,
+           ", \"max_rss_kb\": %ld, \"buffer_bytes\": %zu, "
+           "\"device_used_bytes\": %zu",
+           usage.ru_maxrss, bufferBytesHeld(), deviceBytesInUse());
+  std::string mine = "{\"rank\": " + std::to_string(rank) + ", " +
+                     timesJson(total) + ", \"median\": {" + timesJson(med) +
+                     "}" + buf + ", \"per_step\": [" + perStep + "]}";
+  if (rank != worldSize - 1)
+    mine += ", ";
+  std::string all = gatherText(mine, "MPI_Gather (stats)");
+  if (rank != 0)
+    return;
+  FILE *f = openReport(path, "stats");
+  fprintf(f,
+          "{\"buffers\": \"%s\", \"allreduce\": \"%s\", \"replay\": \"%s\", "
+          "\"steps\": %zu, \"ranks\": [%s]}\n",
+          describeBuffers().c_str(), describeCollectives().c_str(),
+          jsonEscape(describeReplay()).c_str(), stepTimes.size(), all.c_str());
+  fclose(f);
+}
+
+} // namespace rankc::rt
