@@ -76,9 +76,9 @@ LogicalResult checkInput(MLIRContext &ctx, StringRef input,
     if (failed(g))
       return failure();
     Counts counts = countEvents(graphs);
-    if (auto dp = module->getOperation()->getAttrOfType<DictionaryAttr>(
+    if (auto dp = module->getOperation()->getAttrOfType<comm::DataParallelAttr>(
             comm::CommDialect::kDataParallel)) {
-      auto ignore = dp.getAs<ArrayAttr>("ignore");
+      ArrayAttr ignore = dp.getIgnore();
       size_t most = 0;
       for (auto fn : module->getOps<func::FuncOp>()) {
         llvm::StringSet<> params;
@@ -129,20 +129,22 @@ LogicalResult checkInput(MLIRContext &ctx, StringRef input,
 
 /// The bucket flags replace the document's data_parallel settings.
 static void applyBucketFlags(ModuleOp module, const CompileOptions &o) {
-  auto dp = module->getAttrOfType<DictionaryAttr>(
+  auto dp = module->getAttrOfType<comm::DataParallelAttr>(
       comm::CommDialect::kDataParallel);
   if (!dp)
     return;
   Builder b(module.getContext());
-  NamedAttrList attrs(dp);
-  if (o.bucketCapMb)
-    attrs.set("bucket_cap_mb", b.getF64FloatAttr(*o.bucketCapMb));
-  if (o.firstBucketCapMb)
-    attrs.set("first_bucket_cap_mb", b.getF64FloatAttr(*o.firstBucketCapMb));
-  if (o.bucketOrder)
-    attrs.set("order", b.getStringAttr(*o.bucketOrder));
-  module->setAttr(comm::CommDialect::kDataParallel,
-                  attrs.getDictionary(module.getContext()));
+  module->setAttr(
+      comm::CommDialect::kDataParallel,
+      comm::DataParallelAttr::get(
+          module.getContext(),
+          o.bucketCapMb ? b.getF64FloatAttr(*o.bucketCapMb)
+                        : dp.getBucketCapMb(),
+          o.firstBucketCapMb ? b.getF64FloatAttr(*o.firstBucketCapMb)
+                             : dp.getFirstBucketCapMb(),
+          dp.getIgnore(),
+          o.bucketOrder ? b.getStringAttr(*o.bucketOrder) : dp.getOrder(),
+          dp.getOptimizer()));
 }
 
 OwningOpRef<ModuleOp> compileToPartitioned(MLIRContext &ctx, StringRef input,

@@ -52,7 +52,7 @@ private:
   Value importNode(const Program &p, const Node &n, ArrayRef<Value> values);
   static bool checksIndices(const Program &p, const Node &n);
   Attribute tagAttr(const Tag &tag);
-  DictionaryAttr optimizerAttr(const Optimizer &opt);
+  comm::OptimizerAttr optimizerAttr(const Optimizer &opt);
   static std::string functionName(const Program &p);
 
   MLIRContext *ctx;
@@ -82,22 +82,19 @@ Attribute Importer::tagAttr(const Tag &tag) {
 
 /// The optimizer with every default filled in, as comm-apply-optimizer
 /// reads it (and the dialect verifies it).
-DictionaryAttr Importer::optimizerAttr(const Optimizer &opt) {
+comm::OptimizerAttr Importer::optimizerAttr(const Optimizer &opt) {
   auto f = [&](double x) { return b.getF64FloatAttr(x); };
-  SmallVector<NamedAttribute> fields{
-      b.getNamedAttr("kind", b.getStringAttr(optimizerName(opt.kind))),
-      b.getNamedAttr("lr", f(opt.lr)),
-      b.getNamedAttr("weight_decay", f(opt.weightDecay))};
-  if (opt.kind == Optimizer::Sgd) {
-    fields.push_back(b.getNamedAttr("momentum", f(opt.momentum)));
-    fields.push_back(b.getNamedAttr("dampening", f(opt.dampening)));
-    fields.push_back(b.getNamedAttr("nesterov", b.getBoolAttr(opt.nesterov)));
-  } else {
-    fields.push_back(b.getNamedAttr(
-        "betas", b.getArrayAttr({f(opt.beta1), f(opt.beta2)})));
-    fields.push_back(b.getNamedAttr("eps", f(opt.eps)));
-  }
-  return b.getDictionaryAttr(fields);
+  auto kind = opt.kind == Optimizer::Sgd    ? comm::OptimizerKind::sgd
+              : opt.kind == Optimizer::Adam ? comm::OptimizerKind::adam
+                                            : comm::OptimizerKind::adamw;
+  if (opt.kind == Optimizer::Sgd)
+    return comm::OptimizerAttr::get(
+        ctx, kind, f(opt.lr), f(opt.weightDecay), f(opt.momentum),
+        f(opt.dampening), b.getBoolAttr(opt.nesterov), ArrayAttr(),
+        FloatAttr());
+  return comm::OptimizerAttr::get(
+      ctx, kind, f(opt.lr), f(opt.weightDecay), FloatAttr(), FloatAttr(),
+      BoolAttr(), b.getArrayAttr({f(opt.beta1), f(opt.beta2)}), f(opt.eps));
 }
 
 /// Whether an indexing node checks its indices at run time: not when
@@ -343,20 +340,14 @@ OwningOpRef<ModuleOp> Importer::run() {
     SmallVector<Attribute> ignore;
     for (const std::string &id : dp.ignore)
       ignore.push_back(b.getStringAttr(id));
-    SmallVector<NamedAttribute> settings{
-        b.getNamedAttr("bucket_cap_mb", b.getF64FloatAttr(dp.bucketCapMb)),
-        b.getNamedAttr("first_bucket_cap_mb",
-                       b.getF64FloatAttr(dp.firstBucketCapMb)),
-        b.getNamedAttr("ignore", b.getArrayAttr(ignore)),
-        b.getNamedAttr("order", b.getStringAttr(dp.ddpInitialOrder
-                                                    ? "ddp-initial"
-                                                    : "ready")),
-    };
-    if (dp.optimizer)
-      settings.push_back(
-          b.getNamedAttr("optimizer", optimizerAttr(*dp.optimizer)));
-    module->getOperation()->setAttr(comm::CommDialect::kDataParallel,
-                                    b.getDictionaryAttr(settings));
+    module->getOperation()->setAttr(
+        comm::CommDialect::kDataParallel,
+        comm::DataParallelAttr::get(
+            ctx, b.getF64FloatAttr(dp.bucketCapMb),
+            b.getF64FloatAttr(dp.firstBucketCapMb), b.getArrayAttr(ignore),
+            b.getStringAttr(dp.ddpInitialOrder ? "ddp-initial" : "ready"),
+            dp.optimizer ? optimizerAttr(*dp.optimizer)
+                         : comm::OptimizerAttr()));
   }
   std::vector<Declared> declared;
   for (const Program &p : doc.programs)

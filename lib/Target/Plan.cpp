@@ -163,25 +163,28 @@ LogicalResult writePlan(ModuleOp module, llvm::raw_ostream &os) {
                           {"buckets", std::move(buckets)},
                           {"mpi_tags", std::move(mpiTags)}};
   // The optimizer with its defaults filled in: what the programs compute.
-  if (auto dp = module->getAttrOfType<DictionaryAttr>(
+  if (auto dp = module->getAttrOfType<comm::DataParallelAttr>(
           comm::CommDialect::kDataParallel))
-    if (auto opt = dp.getAs<DictionaryAttr>("optimizer")) {
-      std::function<llvm::json::Value(Attribute)> toJson =
-          [&](Attribute a) -> llvm::json::Value {
-        if (auto f = dyn_cast<FloatAttr>(a))
-          return f.getValueAsDouble();
-        if (auto b = dyn_cast<BoolAttr>(a))
-          return b.getValue();
-        if (auto s = dyn_cast<StringAttr>(a))
-          return s.str();
-        llvm::json::Array list;
-        for (Attribute x : cast<ArrayAttr>(a))
-          list.push_back(toJson(x));
-        return list;
-      };
+    if (comm::OptimizerAttr opt = dp.getOptimizer()) {
       llvm::json::Object fields;
-      for (NamedAttribute f : opt)
-        fields[f.getName().str()] = toJson(f.getValue());
+      fields["kind"] = comm::stringifyOptimizerKind(opt.getKind()).str();
+      auto number = [&](llvm::StringRef key, FloatAttr f) {
+        if (f)
+          fields[key] = f.getValueAsDouble();
+      };
+      number("lr", opt.getLr());
+      number("weight_decay", opt.getWeightDecay());
+      number("momentum", opt.getMomentum());
+      number("dampening", opt.getDampening());
+      number("eps", opt.getEps());
+      if (opt.getNesterov())
+        fields["nesterov"] = opt.getNesterov().getValue();
+      if (opt.getBetas()) {
+        llvm::json::Array betas;
+        for (Attribute b : opt.getBetas())
+          betas.push_back(cast<FloatAttr>(b).getValueAsDouble());
+        fields["betas"] = std::move(betas);
+      }
       plan["optimizer"] = std::move(fields);
     }
   os << llvm::formatv("{0:2}", llvm::json::Value(std::move(plan))) << "\n";

@@ -42,6 +42,47 @@ BucketAttr::verify(function_ref<InFlightDiagnostic()> emitError, int64_t index,
   return success();
 }
 
+LogicalResult OptimizerAttr::verify(
+    function_ref<InFlightDiagnostic()> emitError, OptimizerKind kind,
+    FloatAttr lr, FloatAttr weightDecay, FloatAttr momentum,
+    FloatAttr dampening, BoolAttr nesterov, ArrayAttr betas, FloatAttr eps) {
+  if (!(lr.getValueAsDouble() > 0))
+    return emitError() << "'comm.data_parallel' optimizer lr must be > 0";
+  bool sgd = kind == OptimizerKind::sgd;
+  if (sgd && (!momentum || !dampening || !nesterov))
+    return emitError() << "'comm.data_parallel' optimizer sgd needs "
+                          "'momentum', 'dampening' and 'nesterov'";
+  if (!sgd && (!eps || !betas || betas.size() != 2 ||
+               !llvm::all_of(betas, [](Attribute b) { return isa<FloatAttr>(b); })))
+    return emitError() << "'comm.data_parallel' optimizer "
+                       << stringifyOptimizerKind(kind)
+                       << " needs 'betas' (two floats) and 'eps'";
+  if (sgd ? bool(eps || betas) : bool(momentum || dampening || nesterov))
+    return emitError() << "'comm.data_parallel' optimizer has settings of "
+                          "another kind than "
+                       << stringifyOptimizerKind(kind);
+  return success();
+}
+
+LogicalResult DataParallelAttr::verify(
+    function_ref<InFlightDiagnostic()> emitError, FloatAttr bucketCapMb,
+    FloatAttr firstBucketCapMb, ArrayAttr ignore, StringAttr order,
+    OptimizerAttr optimizer) {
+  for (auto [key, cap] : {std::pair{"bucket_cap_mb", bucketCapMb},
+                          std::pair{"first_bucket_cap_mb", firstBucketCapMb}})
+    if (cap && !(cap.getValueAsDouble() > 0))
+      return emitError() << "'comm.data_parallel' " << key
+                         << " must be a positive float";
+  if (order && order.getValue() != "ready" && order.getValue() != "ddp-initial")
+    return emitError() << "'comm.data_parallel' order must be \"ready\" or "
+                          "\"ddp-initial\"";
+  if (ignore &&
+      !llvm::all_of(ignore, [](Attribute x) { return isa<StringAttr>(x); }))
+    return emitError()
+           << "'comm.data_parallel' ignore must be an array of strings";
+  return success();
+}
+
 bool rankc::comm::isValidTag(Attribute tag) {
   if (auto i = dyn_cast<IntegerAttr>(tag))
     return i.getInt() >= 0 && i.getInt() < (int64_t(1) << 31);

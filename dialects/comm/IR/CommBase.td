@@ -25,8 +25,8 @@ def Comm_Dialect : Dialect {
 
     - `comm.world_size` (module, integer >= 1): the number of ranks; with it,
       the functions carrying `comm.ranks` cover every rank exactly once.
-    - `comm.data_parallel` (module, dictionary): bucketing settings of a
-      data-parallel training step.
+    - `comm.data_parallel` (module, `#comm.data_parallel<...>`): bucketing
+      settings and the optimizer of a data-parallel training step.
     - `comm.ranks` (function): `array<i64: ...>` of ranks or the string "all".
     - `comm.input` / `comm.param` (function argument): the DAG node id of a
       value supplied at run time; `param` marks trainable parameters, in
@@ -102,6 +102,69 @@ def Comm_TagAttr : AnyAttrOf<[I64Attr, StrAttr]>;
 // Element types that the DAG format knows.
 def Comm_Element : AnyTypeOf<[I1, I8, I32, I64, F16, BF16, F32, F64]>;
 def Comm_Tensor : RankedTensorOf<[Comm_Element]>;
+
+def Comm_OptimizerKind : I32EnumAttr<"OptimizerKind", "the data-parallel optimizer", [
+    I32EnumAttrCase<"sgd", 0>, I32EnumAttrCase<"adam", 1>,
+    I32EnumAttrCase<"adamw", 2>]> {
+  let cppNamespace = "::rankc::comm";
+  let genSpecializedAttr = 0;
+}
+
+def Comm_OptimizerAttr : AttrDef<Comm_Dialect, "Optimizer"> {
+  let mnemonic = "optimizer";
+  let summary = "the optimizer a data-parallel step applies (torch.optim's)";
+  let description = [{
+    Every setting present, as the importer fills PyTorch's defaults in: SGD
+    has `momentum`, `dampening` and `nesterov`; Adam and AdamW have `betas`
+    (two floats) and `eps`. comm-apply-optimizer reads it.
+
+    ```mlir
+    #comm.optimizer<kind = adam, lr = 1.0e-03 : f64, weight_decay = 0.0 : f64,
+                    betas = [0.9 : f64, 0.999 : f64], eps = 1.0e-08 : f64>
+    ```
+  }];
+  let parameters = (ins "OptimizerKind":$kind, "::mlir::FloatAttr":$lr,
+                        "::mlir::FloatAttr":$weight_decay,
+                        OptionalParameter<"::mlir::FloatAttr">:$momentum,
+                        OptionalParameter<"::mlir::FloatAttr">:$dampening,
+                        OptionalParameter<"::mlir::BoolAttr">:$nesterov,
+                        OptionalParameter<"::mlir::ArrayAttr">:$betas,
+                        OptionalParameter<"::mlir::FloatAttr">:$eps);
+  let assemblyFormat = "`<` struct(params) `>`";
+  let genVerifyDecl = 1;
+}
+
+def Comm_DataParallelAttr : AttrDef<Comm_Dialect, "DataParallel"> {
+  let mnemonic = "data_parallel";
+  let summary = "the settings of a data-parallel training step";
+  let description = [{
+    On the module (as `comm.data_parallel`): DDP's bucket limits in MiB,
+    the parameters whose gradients are not averaged, the order buckets are
+    filled in ("ready" or "ddp-initial") and the optimizer, if any. An
+    absent setting takes DDP's default (25 and 1 MiB, none, "ready").
+
+    ```mlir
+    module attributes {comm.data_parallel = #comm.data_parallel<
+        bucket_cap_mb = 2.5e+01 : f64, order = "ready">} {}
+    ```
+  }];
+  let parameters = (ins OptionalParameter<"::mlir::FloatAttr">:$bucket_cap_mb,
+                        OptionalParameter<"::mlir::FloatAttr">:$first_bucket_cap_mb,
+                        OptionalParameter<"::mlir::ArrayAttr">:$ignore,
+                        OptionalParameter<"::mlir::StringAttr">:$order,
+                        OptionalParameter<"OptimizerAttr">:$optimizer);
+  let assemblyFormat = "`<` struct(params) `>`";
+  let genVerifyDecl = 1;
+  let extraClassDeclaration = [{
+    double getBucketCapMbOr(double dflt) const {
+      return getBucketCapMb() ? getBucketCapMb().getValueAsDouble() : dflt;
+    }
+    double getFirstBucketCapMbOr(double dflt) const {
+      return getFirstBucketCapMb() ? getFirstBucketCapMb().getValueAsDouble()
+                                   : dflt;
+    }
+  }];
+}
 
 def Comm_BucketAttr : AttrDef<Comm_Dialect, "Bucket"> {
   let mnemonic = "bucket";

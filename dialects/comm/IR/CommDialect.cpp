@@ -98,75 +98,6 @@ static LogicalResult verifyRankCover(ModuleOp module, int64_t worldSize) {
   return module.emitOpError("rank ") << missing << " belongs to no program";
 }
 
-/// The optimizer as the importer writes it: every field present, typed.
-static LogicalResult verifyOptimizer(Operation *op, DictionaryAttr opt) {
-  auto kind = opt.getAs<StringAttr>("kind");
-  if (!kind || (kind.getValue() != "sgd" && kind.getValue() != "adam" &&
-                kind.getValue() != "adamw"))
-    return op->emitOpError("'comm.data_parallel' optimizer kind must be "
-                           "\"sgd\", \"adam\" or \"adamw\"");
-  bool sgd = kind.getValue() == "sgd";
-  SmallVector<StringRef> numbers{"lr", "weight_decay"};
-  if (sgd)
-    numbers.append({"momentum", "dampening"});
-  else
-    numbers.push_back("eps");
-  for (StringRef key : numbers)
-    if (!opt.getAs<FloatAttr>(key))
-      return op->emitOpError("'comm.data_parallel' optimizer needs '")
-             << key << "' (a float)";
-  if (!(opt.getAs<FloatAttr>("lr").getValueAsDouble() > 0))
-    return op->emitOpError("'comm.data_parallel' optimizer lr must be > 0");
-  if (sgd && !opt.getAs<BoolAttr>("nesterov"))
-    return op->emitOpError(
-        "'comm.data_parallel' optimizer needs 'nesterov' (a bool)");
-  auto betas = opt.getAs<ArrayAttr>("betas");
-  if (!sgd && (!betas || betas.size() != 2 ||
-               !llvm::all_of(betas, [](Attribute b) { return isa<FloatAttr>(b); })))
-    return op->emitOpError(
-        "'comm.data_parallel' optimizer needs 'betas' (two floats)");
-  size_t expected = numbers.size() + 2; // and kind, nesterov or betas
-  if (opt.size() != expected)
-    return op->emitOpError("'comm.data_parallel' optimizer has unknown keys "
-                           "for the ")
-           << kind.getValue() << " optimizer";
-  return success();
-}
-
-static LogicalResult verifyDataParallel(Operation *op, DictionaryAttr dict) {
-  for (NamedAttribute entry : dict) {
-    StringRef key = entry.getName().getValue();
-    Attribute value = entry.getValue();
-    if (key == "bucket_cap_mb" || key == "first_bucket_cap_mb") {
-      auto f = dyn_cast<FloatAttr>(value);
-      if (!f || !(f.getValueAsDouble() > 0))
-        return op->emitOpError("'comm.data_parallel' ")
-               << key << " must be a positive float";
-    } else if (key == "order") {
-      auto s = dyn_cast<StringAttr>(value);
-      if (!s || (s.getValue() != "ready" && s.getValue() != "ddp-initial"))
-        return op->emitOpError(
-            "'comm.data_parallel' order must be \"ready\" or \"ddp-initial\"");
-    } else if (key == "ignore") {
-      auto a = dyn_cast<ArrayAttr>(value);
-      if (!a || !llvm::all_of(a, [](Attribute x) { return isa<StringAttr>(x); }))
-        return op->emitOpError(
-            "'comm.data_parallel' ignore must be an array of strings");
-    } else if (key == "optimizer") {
-      auto opt = dyn_cast<DictionaryAttr>(value);
-      if (!opt)
-        return op->emitOpError(
-            "'comm.data_parallel' optimizer must be a dictionary");
-      if (failed(verifyOptimizer(op, opt)))
-        return failure();
-    } else {
-      return op->emitOpError("'comm.data_parallel' has unknown key '")
-             << key << "'";
-    }
-  }
-  return success();
-}
-
 /// A function with `comm.ranks` is a program: every argument is an input or a
 /// parameter, every result has output names, and ids and names are unique.
 static LogicalResult verifyProgram(FunctionOpInterface fn) {
@@ -279,11 +210,10 @@ LogicalResult CommDialect::verifyOperationAttribute(Operation *op,
     return verifyRankCover(module, size.getInt());
   }
   if (name == kDataParallel) {
-    auto dict = dyn_cast<DictionaryAttr>(value);
-    if (!isa<ModuleOp>(op) || !dict)
-      return op->emitOpError(
-          "'comm.data_parallel' must be a dictionary on a module");
-    return verifyDataParallel(op, dict);
+    if (!isa<ModuleOp>(op) || !isa<DataParallelAttr>(value))
+      return op->emitOpError("'comm.data_parallel' must be a "
+                             "#comm.data_parallel<...> on a module");
+    return success();
   }
   if (name == kState) {
     auto dict = dyn_cast<DictionaryAttr>(value);

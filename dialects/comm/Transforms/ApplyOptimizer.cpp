@@ -47,24 +47,20 @@ struct Settings {
   bool nesterov = false;
   double beta1 = 0.9, beta2 = 0.999, eps = 1e-8;
 
-  explicit Settings(DictionaryAttr d) {
-    auto f = [&](StringRef key) {
-      auto a = d.getAs<FloatAttr>(key);
-      return a ? a.getValueAsDouble() : 0.0;
-    };
-    StringRef k = d.getAs<StringAttr>("kind").getValue();
-    kind = k == "sgd" ? Sgd : k == "adam" ? Adam : AdamW;
-    lr = f("lr");
-    weightDecay = f("weight_decay");
+  explicit Settings(comm::OptimizerAttr o) {
+    kind = o.getKind() == comm::OptimizerKind::sgd    ? Sgd
+           : o.getKind() == comm::OptimizerKind::adam ? Adam
+                                                      : AdamW;
+    lr = o.getLr().getValueAsDouble();
+    weightDecay = o.getWeightDecay().getValueAsDouble();
     if (kind == Sgd) {
-      momentum = f("momentum");
-      dampening = f("dampening");
-      nesterov = d.getAs<BoolAttr>("nesterov").getValue();
+      momentum = o.getMomentum().getValueAsDouble();
+      dampening = o.getDampening().getValueAsDouble();
+      nesterov = o.getNesterov().getValue();
     } else {
-      auto betas = d.getAs<ArrayAttr>("betas");
-      beta1 = cast<FloatAttr>(betas[0]).getValueAsDouble();
-      beta2 = cast<FloatAttr>(betas[1]).getValueAsDouble();
-      eps = f("eps");
+      beta1 = cast<FloatAttr>(o.getBetas()[0]).getValueAsDouble();
+      beta2 = cast<FloatAttr>(o.getBetas()[1]).getValueAsDouble();
+      eps = o.getEps().getValueAsDouble();
     }
   }
   /// Names of the per-parameter state, as torch.optim's state dict has them.
@@ -330,9 +326,9 @@ struct ApplyOptimizerPass
     : public rankc::impl::CommApplyOptimizerBase<ApplyOptimizerPass> {
   void runOnOperation() override {
     ModuleOp module = getOperation();
-    auto dp = module->getAttrOfType<DictionaryAttr>(
+    auto dp = module->getAttrOfType<comm::DataParallelAttr>(
         comm::CommDialect::kDataParallel);
-    auto opt = dp ? dp.getAs<DictionaryAttr>("optimizer") : DictionaryAttr();
+    comm::OptimizerAttr opt = dp ? dp.getOptimizer() : comm::OptimizerAttr();
     if (!opt || module->hasAttr(comm::CommDialect::kPartitioned))
       return;
     Settings settings(opt);

@@ -54,7 +54,7 @@ struct BucketGradientsPass
     : public rankc::impl::CommBucketGradientsBase<BucketGradientsPass> {
   void runOnOperation() override {
     ModuleOp module = getOperation();
-    auto dp = module->getAttrOfType<DictionaryAttr>(
+    auto dp = module->getAttrOfType<comm::DataParallelAttr>(
         comm::CommDialect::kDataParallel);
     if (!dp)
       return;
@@ -68,15 +68,10 @@ struct BucketGradientsPass
     auto ws = module->getAttrOfType<IntegerAttr>(comm::CommDialect::kWorldSize);
     if (done || (ws && ws.getInt() == 1))
       return;
-    double cap = 25, first = 1;
-    if (auto f = dp.getAs<FloatAttr>("bucket_cap_mb"))
-      cap = f.getValueAsDouble();
-    if (auto f = dp.getAs<FloatAttr>("first_bucket_cap_mb"))
-      first = f.getValueAsDouble();
-    auto order = dp.getAs<StringAttr>("order");
-    bool initial = order && order.getValue() == "ddp-initial";
+    double cap = dp.getBucketCapMbOr(25), first = dp.getFirstBucketCapMbOr(1);
+    bool initial = dp.getOrder() && dp.getOrder().getValue() == "ddp-initial";
     llvm::StringSet<> ignored;
-    if (auto ignore = dp.getAs<ArrayAttr>("ignore"))
+    if (ArrayAttr ignore = dp.getIgnore())
       for (Attribute a : ignore)
         ignored.insert(cast<StringAttr>(a).getValue());
     int64_t limits[] = {bucketLimitBytes(first), bucketLimitBytes(cap)};

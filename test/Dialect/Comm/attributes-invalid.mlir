@@ -140,17 +140,23 @@ func.func @f(%w: tensor<2xf32> {comm.param = "w"}, %g: tensor<3xf32> {comm.input
 // -----
 
 // expected-error @+1 {{'comm.data_parallel' order must be "ready" or "ddp-initial"}}
-module attributes {comm.data_parallel = {order = "fast"}} {}
+module attributes {comm.data_parallel = #comm.data_parallel<order = "fast">} {}
 
 // -----
 
-// expected-error @+1 {{'comm.data_parallel' has unknown key 'cap'}}
-module attributes {comm.data_parallel = {cap = 1.0}} {}
+// expected-error @+1 {{duplicate or unknown struct parameter name: cap}}
+module attributes {comm.data_parallel = #comm.data_parallel<cap = 1.0>} {}
+
+// -----
+
+// A dictionary, as rankc before 2026-12 wrote it.
+// expected-error @+1 {{'comm.data_parallel' must be a #comm.data_parallel<...> on a module}}
+module attributes {comm.data_parallel = {bucket_cap_mb = 1.0}} {}
 
 // -----
 
 // expected-error @+1 {{'comm.data_parallel' bucket_cap_mb must be a positive float}}
-module attributes {comm.data_parallel = {bucket_cap_mb = -1.0}} {}
+module attributes {comm.data_parallel = #comm.data_parallel<bucket_cap_mb = -1.0 : f64>} {}
 
 // -----
 
@@ -206,28 +212,34 @@ func.func @f(%x: tensor<2xf32> {comm.input = "x"}) -> (tensor<2xf32> {comm.outpu
 
 // -----
 
-// expected-error @+1 {{'comm.data_parallel' optimizer kind must be "sgd", "adam" or "adamw"}}
-module attributes {comm.data_parallel = {optimizer = {kind = "lamb", lr = 0.1}}} {}
+// expected-error @+3 {{expected one of [sgd, adam, adamw] for the data-parallel optimizer, got: lamb}}
+// expected-error @+2 {{failed to parse Comm_OptimizerAttr parameter 'kind'}}
+// expected-error @+1 {{failed to parse Comm_DataParallelAttr parameter 'optimizer'}}
+module attributes {comm.data_parallel = #comm.data_parallel<optimizer = <kind = lamb, lr = 0.1 : f64, weight_decay = 0.0 : f64>>} {}
 
 // -----
 
-// expected-error @+1 {{'comm.data_parallel' optimizer needs 'momentum' (a float)}}
-module attributes {comm.data_parallel = {optimizer = {kind = "sgd", lr = 0.1, weight_decay = 0.0}}} {}
+// expected-error @+2 {{'comm.data_parallel' optimizer sgd needs 'momentum', 'dampening' and 'nesterov'}}
+// expected-error @+1 {{failed to parse Comm_DataParallelAttr parameter 'optimizer'}}
+module attributes {comm.data_parallel = #comm.data_parallel<optimizer = <kind = sgd, lr = 0.1 : f64, weight_decay = 0.0 : f64>>} {}
 
 // -----
 
-// expected-error @+1 {{'comm.data_parallel' optimizer needs 'betas' (two floats)}}
-module attributes {comm.data_parallel = {optimizer = {kind = "adam", lr = 0.1, weight_decay = 0.0, eps = 1.0e-08}}} {}
+// expected-error @+2 {{'comm.data_parallel' optimizer adam needs 'betas' (two floats) and 'eps'}}
+// expected-error @+1 {{failed to parse Comm_DataParallelAttr parameter 'optimizer'}}
+module attributes {comm.data_parallel = #comm.data_parallel<optimizer = <kind = adam, lr = 0.1 : f64, weight_decay = 0.0 : f64, eps = 1.0e-08 : f64>>} {}
 
 // -----
 
-// expected-error @+1 {{'comm.data_parallel' optimizer lr must be > 0}}
-module attributes {comm.data_parallel = {optimizer = {kind = "sgd", lr = 0.0, weight_decay = 0.0, momentum = 0.0, dampening = 0.0, nesterov = false}}} {}
+// expected-error @+2 {{'comm.data_parallel' optimizer lr must be > 0}}
+// expected-error @+1 {{failed to parse Comm_DataParallelAttr parameter 'optimizer'}}
+module attributes {comm.data_parallel = #comm.data_parallel<optimizer = <kind = sgd, lr = 0.0 : f64, weight_decay = 0.0 : f64, momentum = 0.0 : f64, dampening = 0.0 : f64, nesterov = false>>} {}
 
 // -----
 
-// expected-error @+1 {{'comm.data_parallel' optimizer has unknown keys for the adam optimizer}}
-module attributes {comm.data_parallel = {optimizer = {kind = "adam", lr = 0.1, weight_decay = 0.0, eps = 1.0e-08, betas = [0.9, 0.999], amsgrad = true}}} {}
+// expected-error @+2 {{'comm.data_parallel' optimizer has settings of another kind than adam}}
+// expected-error @+1 {{failed to parse Comm_DataParallelAttr parameter 'optimizer'}}
+module attributes {comm.data_parallel = #comm.data_parallel<optimizer = <kind = adam, lr = 0.1 : f64, weight_decay = 0.0 : f64, momentum = 0.9 : f64, eps = 1.0e-08 : f64, betas = [0.9 : f64, 0.999 : f64]>>} {}
 
 // -----
 

@@ -32,7 +32,7 @@
 // CHECK: linalg.yield %[[NP]], %[[NB]]
 // CHECK: return %[[X]], %[[X]], %[[NEW]]#0, %[[NEW]]#1, %[[NEXT]]
 #id = affine_map<(d0) -> (d0)>
-module attributes {comm.world_size = 1 : i64, comm.data_parallel = {bucket_cap_mb = 25.0 : f64, first_bucket_cap_mb = 1.0 : f64, ignore = [], order = "ready", optimizer = {kind = "sgd", lr = 0.1 : f64, weight_decay = 0.01 : f64, momentum = 0.9 : f64, dampening = 0.0 : f64, nesterov = true}}} {
+module attributes {comm.world_size = 1 : i64, comm.data_parallel = #comm.data_parallel<bucket_cap_mb = 25.0 : f64, first_bucket_cap_mb = 1.0 : f64, ignore = [], order = "ready", optimizer = <kind = sgd, lr = 0.1 : f64, weight_decay = 0.01 : f64, momentum = 0.9 : f64, dampening = 0.0 : f64, nesterov = true>>} {
   func.func @all(%w: tensor<4xf32> {comm.param = "w"}, %x: tensor<4xf32> {comm.input = "x"})
       -> (tensor<4xf32> {comm.outputs = ["loss"]}, tensor<4xf32> {comm.grad_of = "w", comm.outputs = ["g"]})
       attributes {comm.ranks = "all"} {
@@ -70,7 +70,7 @@ module attributes {comm.world_size = 1 : i64, comm.data_parallel = {bucket_cap_m
 // CHECK: %[[NP:.*]] = arith.addf %[[P0]], %[[DELTA]]
 // CHECK: %[[R:.*]] = arith.truncf %[[NP]] : f32 to f16
 // CHECK: linalg.yield %[[R]],
-module attributes {comm.world_size = 1 : i64, comm.data_parallel = {bucket_cap_mb = 25.0 : f64, first_bucket_cap_mb = 1.0 : f64, ignore = [], order = "ready", optimizer = {kind = "adamw", lr = 0.1 : f64, weight_decay = 0.01 : f64, betas = [0.9 : f64, 0.999 : f64], eps = 1.0e-08 : f64}}} {
+module attributes {comm.world_size = 1 : i64, comm.data_parallel = #comm.data_parallel<bucket_cap_mb = 25.0 : f64, first_bucket_cap_mb = 1.0 : f64, ignore = [], order = "ready", optimizer = <kind = adamw, lr = 0.1 : f64, weight_decay = 0.01 : f64, betas = [0.9 : f64, 0.999 : f64], eps = 1.0e-08 : f64>>} {
   func.func @all(%w: tensor<4xf16> {comm.param = "w"}, %x: tensor<4xf32> {comm.input = "x"})
       -> (tensor<4xf32> {comm.outputs = ["loss"]}, tensor<4xf16> {comm.grad_of = "w", comm.outputs = ["g"]})
       attributes {comm.ranks = "all"} {
@@ -87,7 +87,7 @@ module attributes {comm.world_size = 1 : i64, comm.data_parallel = {bucket_cap_m
 // CHECK: arith.constant -5.000000e-01 : f32
 // CHECK-LABEL: func.func @rank1(
 // CHECK-SAME: %{{[a-z0-9]+}}: tensor<2xf32> {comm.input = "x"}) -> (tensor<2xf32> {comm.outputs = ["y"]})
-module attributes {comm.world_size = 2 : i64, comm.data_parallel = {bucket_cap_mb = 25.0 : f64, first_bucket_cap_mb = 1.0 : f64, ignore = [], order = "ready", optimizer = {kind = "sgd", lr = 0.5 : f64, weight_decay = 0.0 : f64, momentum = 0.0 : f64, dampening = 0.0 : f64, nesterov = false}}} {
+module attributes {comm.world_size = 2 : i64, comm.data_parallel = #comm.data_parallel<bucket_cap_mb = 25.0 : f64, first_bucket_cap_mb = 1.0 : f64, ignore = [], order = "ready", optimizer = <kind = sgd, lr = 0.5 : f64, weight_decay = 0.0 : f64, momentum = 0.0 : f64, dampening = 0.0 : f64, nesterov = false>>} {
   func.func @rank0(%w: tensor<2xf32> {comm.param = "w"}) -> (tensor<2xf32> {comm.grad_of = "w", comm.outputs = ["g"]})
       attributes {comm.ranks = array<i64: 0>} {
     return %w : tensor<2xf32>

@@ -8,7 +8,7 @@
 // CHECK: %[[G1:.*]] = linalg.generic
 // CHECK: return %[[G1]], %arg1
 #id2 = affine_map<(d0, d1) -> (d0, d1)>
-module attributes {comm.world_size = 1 : i64, comm.data_parallel = {bucket_cap_mb = 25.0 : f64, first_bucket_cap_mb = 1.0 : f64, order = "ready"}} {
+module attributes {comm.world_size = 1 : i64, comm.data_parallel = #comm.data_parallel<bucket_cap_mb = 25.0 : f64, first_bucket_cap_mb = 1.0 : f64, order = "ready">} {
   func.func @all(%w1: tensor<4x4xf32> {comm.param = "w1"}, %w2: tensor<2x4xf32> {comm.param = "w2"})
       -> (tensor<4x4xf32> {comm.grad_of = "w1", comm.outputs = ["g1"]},
           tensor<2x4xf32> {comm.grad_of = "w2", comm.outputs = ["g2"]})

@@ -19,7 +19,7 @@
 // CHECK: return %[[V1]], %[[V2]], %[[V3]], %arg3
 #id1 = affine_map<(d0) -> (d0)>
 #id2 = affine_map<(d0, d1) -> (d0, d1)>
-module attributes {comm.world_size = 2 : i64, comm.data_parallel = {bucket_cap_mb = 0.0001 : f64, first_bucket_cap_mb = 0.00005 : f64, ignore = ["w4"], order = "ready"}} {
+module attributes {comm.world_size = 2 : i64, comm.data_parallel = #comm.data_parallel<bucket_cap_mb = 0.0001 : f64, first_bucket_cap_mb = 0.00005 : f64, ignore = ["w4"], order = "ready">} {
   func.func @all(%w1: tensor<4x4xf32> {comm.param = "w1"}, %w2: tensor<2x4xf32> {comm.param = "w2"},
                  %w3: tensor<16xf32> {comm.param = "w3"}, %w4: tensor<2xf32> {comm.param = "w4"})
       -> (tensor<4x4xf32> {comm.grad_of = "w1", comm.outputs = ["g1"]},
