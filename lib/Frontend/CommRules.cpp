@@ -18,12 +18,12 @@ static LogicalResult checkPeerAndTag(RuleContext &r) {
   if (n.has(K_dest) || n.has(K_src)) {
     if (!n.rare().peer.relative && (n.rare().peer.value < 0 || n.rare().peer.value >= doc.worldSize))
       return r.error() << "peer rank " << n.rare().peer.value << " is outside [0, "
-                         << doc.worldSize << ")";
+                       << doc.worldSize << ")";
   }
   if (auto *i = std::get_if<int64_t>(&n.rare().tag)) {
     if (*i < 0 || *i >= (int64_t(1) << 31))
       return r.error() << "tag " << *i
-                         << " is not a non-negative integer below 2^31";
+                       << " is not a non-negative integer below 2^31";
   } else if (std::get<std::string>(n.rare().tag).empty()) {
     return r.error() << "a string tag must not be empty";
   }
@@ -61,8 +61,8 @@ LogicalResult inferComm(RuleContext &r) {
     if (n.outDType == DType::Bool &&
         (n.reduce == Reduce::Sum || n.reduce == Reduce::Prod))
       return r.error() << "allreduce '"
-                         << (n.reduce == Reduce::Sum ? "sum" : "prod")
-                         << "' of bool is not defined; use 'max' (or) or "
+                       << (n.reduce == Reduce::Sum ? "sum" : "prod")
+                       << "' of bool is not defined; use 'max' (or) or "
                             "'min' (and)";
     break;
   default:

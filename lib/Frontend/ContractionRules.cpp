@@ -66,8 +66,8 @@ LogicalResult inferContraction(RuleContext &r) {
       return r.error() << "invalid einsum spec '" << n.rare().spec << "': " << why;
     if (spec->inputs.size() != n.args.size())
       return r.error() << "einsum spec '" << n.rare().spec << "' has "
-                         << spec->inputs.size() << " operand terms but "
-                         << n.args.size() << " arguments";
+                       << spec->inputs.size() << " operand terms but "
+                       << n.args.size() << " arguments";
     if (failed(r.sameDTypes()))
       return failure();
     int64_t dims[128];
@@ -77,13 +77,13 @@ LogicalResult inferContraction(RuleContext &r) {
       llvm::ArrayRef<int64_t> s = r.arg(i).outShape;
       if (term.size() != s.size())
         return r.error() << "einsum term '" << term << "' has "
-                           << term.size() << " letters but operand "
-                           << i << " has rank " << s.size();
+                         << term.size() << " letters but operand "
+                         << i << " has rank " << s.size();
       for (size_t j = 0; j < term.size(); ++j) {
         int64_t &d = dims[uint8_t(term[j])];
         if (d >= 0 && d != s[j])
           return r.error() << "einsum letter '" << term[j]
-                             << "' stands for sizes " << d << " and " << s[j];
+                           << "' stands for sizes " << d << " and " << s[j];
         d = s[j];
       }
     }

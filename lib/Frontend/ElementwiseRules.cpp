@@ -37,7 +37,7 @@ static LogicalResult checkConstant(RuleContext &r) {
       return failure();
     if (!scalar && ArrayRef<int64_t>(v.shape) != ArrayRef<int64_t>(n.shape))
       return r.error() << "'value' has shape " << shapeText(v.shape)
-                         << " but 'shape' is " << shapeText(n.shape);
+                       << " but 'shape' is " << shapeText(n.shape);
     n.outShape.assign(n.shape.begin(), n.shape.end());
   } else {
     n.outShape.assign(v.shape.begin(), v.shape.end());
@@ -48,12 +48,12 @@ static LogicalResult checkConstant(RuleContext &r) {
       return r.error() << "a bool constant takes true and false only";
     if (isInteger(t) && s.kind == Scalar::Float)
       return r.error() << "a " << dtypeName(t)
-                         << " constant takes integers, got " << s.f;
+                       << " constant takes integers, got " << s.f;
     if (isInteger(t) && s.kind == Scalar::Int) {
       unsigned bits = dtypeBytes(t) * 8;
       if (bits < 64 && !llvm::isIntN(bits, s.i))
         return r.error() << "value " << s.i << " does not fit in "
-                           << dtypeName(t);
+                         << dtypeName(t);
     }
   }
   n.outDType = t;
@@ -99,7 +99,7 @@ LogicalResult inferElementwise(RuleContext &r) {
   case Op::Not:
     if (r.arg(0).outDType != DType::Bool)
       return r.error() << "'not' takes bool, got "
-                         << dtypeName(r.arg(0).outDType);
+                       << dtypeName(r.arg(0).outDType);
     n.outShape = r.arg(0).outShape;
     n.outDType = DType::Bool;
     break;
@@ -140,17 +140,17 @@ LogicalResult inferElementwise(RuleContext &r) {
       return failure();
     if (r.arg(0).outDType != DType::Bool)
       return r.error() << "'" << opName(n.op) << "' takes bool, got "
-                         << dtypeName(r.arg(0).outDType);
+                       << dtypeName(r.arg(0).outDType);
     n.outDType = DType::Bool;
     break;
   case Op::Where:
     if (r.arg(0).outDType != DType::Bool)
       return r.error() << "the condition of 'where' must be bool, got "
-                         << dtypeName(r.arg(0).outDType);
+                       << dtypeName(r.arg(0).outDType);
     if (r.arg(1).outDType != r.arg(2).outDType)
       return r.error() << "the values of 'where' have different dtypes ("
-                         << dtypeName(r.arg(1).outDType) << " and "
-                         << dtypeName(r.arg(2).outDType) << ")";
+                       << dtypeName(r.arg(1).outDType) << " and "
+                       << dtypeName(r.arg(2).outDType) << ")";
     if (failed(r.broadcastArgs(0)))
       return failure();
     n.outDType = r.arg(1).outDType;

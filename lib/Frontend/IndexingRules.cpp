@@ -24,12 +24,12 @@ LogicalResult inferIndexing(RuleContext &r) {
     const char *name = opName(n.op);
     if (!isInteger(indices.outDType))
       return r.error() << "'" << name
-                         << "' indices must be integers (i8, i32 or i64), got "
-                         << dtypeName(indices.outDType);
+                       << "' indices must be integers (i8, i32 or i64), got "
+                       << dtypeName(indices.outDType);
     if (x.outShape.empty())
       return r.error() << "'" << name << "' of a scalar: "
-                         << (n.op == Op::Take ? "x" : "base")
-                         << " needs rank >= 1";
+                       << (n.op == Op::Take ? "x" : "base")
+                       << " needs rank >= 1";
     if (failed(r.normalizeAxis(n.axis, x.outShape.size(), "axis")))
       return failure();
     Shape taken(x.outShape.begin(), x.outShape.begin() + n.axis);
@@ -45,13 +45,13 @@ LogicalResult inferIndexing(RuleContext &r) {
       return r.error() << "'scatter_add' does not take bool";
     if (updates.outDType != x.outDType)
       return r.error() << "'scatter_add' updates are "
-                         << dtypeName(updates.outDType) << ", base is "
-                         << dtypeName(x.outDType);
+                       << dtypeName(updates.outDType) << ", base is "
+                       << dtypeName(x.outDType);
     if (ArrayRef<int64_t>(updates.outShape) != ArrayRef<int64_t>(taken))
       return r.error() << "'scatter_add' updates have shape "
-                         << shapeText(updates.outShape) << ", expected "
-                         << shapeText(taken)
-                         << " (base.shape[:axis] + indices.shape + "
+                       << shapeText(updates.outShape) << ", expected "
+                       << shapeText(taken)
+                       << " (base.shape[:axis] + indices.shape + "
                             "base.shape[axis+1:])";
     n.outShape = x.outShape;
     n.outDType = x.outDType;

@@ -37,7 +37,7 @@ LogicalResult inferReduction(RuleContext &r) {
     }
     if ((n.op == Op::Max || n.op == Op::Min) && empty)
       return r.error() << "'" << opName(n.op)
-                         << "' over an axis of size 0 has no value";
+                       << "' over an axis of size 0 has no value";
     if (n.op == Op::Mean && failed(r.needFloat(t)))
       return failure();
     // NumPy: sum and prod of bool and of integers narrower than 64 bits

@@ -28,20 +28,20 @@ LogicalResult inferShapeOp(RuleContext &r) {
       }
       if (n.shape[i] < 0)
         return r.error() << "reshape target " << shapeText(n.shape)
-                           << " may have one -1 and no other negative size";
+                         << " may have one -1 and no other negative size";
       if (llvm::MulOverflow(known, n.shape[i], known))
         return r.error() << "reshape target " << shapeText(n.shape)
-                           << " is too large";
+                         << " is too large";
     }
     n.outShape.assign(n.shape.begin(), n.shape.end());
     if (inferred >= 0) {
       if (known == 0 || total % known != 0)
         return r.error() << "cannot reshape " << shapeText(in) << " into "
-                           << shapeText(n.shape);
+                         << shapeText(n.shape);
       n.outShape[inferred] = total / known;
     } else if (known != total) {
       return r.error() << "cannot reshape " << shapeText(in) << " ("
-                         << total << " elements) into " << shapeText(n.shape);
+                       << total << " elements) into " << shapeText(n.shape);
     }
     n.outDType = r.arg(0).outDType;
     break;
@@ -51,8 +51,8 @@ LogicalResult inferShapeOp(RuleContext &r) {
     std::vector<bool> seen(in.size(), false);
     if (n.rare().perm.size() != in.size())
       return r.error() << "'perm' " << shapeText(n.rare().perm)
-                         << " is not a permutation of " << in.size()
-                         << " axes";
+                       << " is not a permutation of " << in.size()
+                       << " axes";
     n.outShape.clear();
     for (int64_t &a : n.rare().perm) {
       if (failed(r.normalizeAxis(a, in.size(), "perm")))
@@ -71,7 +71,7 @@ LogicalResult inferShapeOp(RuleContext &r) {
     auto b = broadcastShapes(r.arg(0).outShape, n.shape);
     if (!b || ArrayRef<int64_t>(*b) != ArrayRef<int64_t>(n.shape))
       return r.error() << "cannot broadcast " << shapeText(r.arg(0).outShape)
-                         << " to " << shapeText(n.shape);
+                       << " to " << shapeText(n.shape);
     n.outShape.assign(n.shape.begin(), n.shape.end());
     n.outDType = r.arg(0).outDType;
     break;
@@ -90,7 +90,7 @@ LogicalResult inferShapeOp(RuleContext &r) {
       if (n.rare().begin[i] < 0 || n.rare().begin[i] > n.rare().end[i] || n.rare().end[i] > in[i] ||
           n.rare().step[i] < 1)
         return r.error() << "slice of axis " << i << " (size " << in[i]
-                           << ") needs 0 <= begin <= end <= size and step >= "
+                         << ") needs 0 <= begin <= end <= size and step >= "
                               "1, got begin "
                            << n.rare().begin[i] << ", end " << n.rare().end[i] << ", step "
                            << n.rare().step[i];
@@ -116,7 +116,7 @@ LogicalResult inferShapeOp(RuleContext &r) {
         ok = d == size_t(n.axis) || s[d] == first[d];
       if (!ok)
         return r.error() << "'concat' shapes " << shapeText(first) << " and "
-                           << shapeText(s) << " differ off axis " << n.axis;
+                         << shapeText(s) << " differ off axis " << n.axis;
       if (llvm::AddOverflow(n.outShape[n.axis], s[n.axis], n.outShape[n.axis]))
         return r.error() << "'concat' result is too large";
     }

@@ -23,8 +23,8 @@ LogicalResult inferWindow(RuleContext &r) {
   bool conv = n.op == Op::Conv;
   if (x.outShape.size() < 3)
     return r.error() << "'" << name << "' x has shape "
-                       << shapeText(x.outShape)
-                       << ": it needs [N, C, D1, ...] (rank >= 3)";
+                     << shapeText(x.outShape)
+                     << ": it needs [N, C, D1, ...] (rank >= 3)";
   size_t k = x.outShape.size() - 2;
   NodeAttrs &a = n.rare();
   auto list = [&](std::vector<int64_t> &v, const char *key, int64_t dflt,
@@ -35,11 +35,11 @@ LogicalResult inferWindow(RuleContext &r) {
     }
     if (v.size() != k)
       return r.error() << "'" << name << "' " << key << " has " << v.size()
-                         << " entries; x has " << k << " spatial axes";
+                       << " entries; x has " << k << " spatial axes";
     for (int64_t e : v)
       if (e < least)
         return r.error() << "'" << name << "' " << key << " entries must be >= "
-                           << least << ", got " << e;
+                         << least << ", got " << e;
     return success();
   };
   if (!conv && failed(list(a.window, "window", 1, 1, true)))
@@ -52,12 +52,12 @@ LogicalResult inferWindow(RuleContext &r) {
     a.padding.assign(2 * k, 0);
   else if (a.padding.size() != 2 * k)
     return r.error() << "'" << name << "' padding has "
-                       << a.padding.size() / 2 << " [lo, hi] pairs; x has " << k
-                       << " spatial axes";
+                     << a.padding.size() / 2 << " [lo, hi] pairs; x has " << k
+                     << " spatial axes";
   for (int64_t e : a.padding)
     if (e < 0)
       return r.error() << "'" << name
-                         << "' padding must be non-negative, got " << e;
+                       << "' padding must be non-negative, got " << e;
   if (failed(list(a.dilation, "dilation", 1, 1, n.has(K_dilation))) ||
       failed(list(a.inputDilation, "input_dilation", 1, 1,
                   n.has(K_input_dilation))))
@@ -75,22 +75,22 @@ LogicalResult inferWindow(RuleContext &r) {
       return failure();
     if (w.outDType != x.outDType)
       return r.error() << "'conv' operands have different dtypes ("
-                         << dtypeName(x.outDType) << " and "
-                         << dtypeName(w.outDType) << "); insert a 'cast'";
+                       << dtypeName(x.outDType) << " and "
+                       << dtypeName(w.outDType) << "); insert a 'cast'";
     int64_t c = x.outShape[1], g = a.groups;
     if (w.outShape.size() != x.outShape.size())
       return r.error() << "'conv' w has shape " << shapeText(w.outShape)
-                         << "; x " << shapeText(x.outShape)
-                         << " needs w of rank " << x.outShape.size()
-                         << " ([O, C / groups, K1, ...])";
+                       << "; x " << shapeText(x.outShape)
+                       << " needs w of rank " << x.outShape.size()
+                       << " ([O, C / groups, K1, ...])";
     int64_t o = w.outShape[0];
     if (g < 1 || c % g || o % g)
       return r.error() << "'conv' groups " << g << " must be >= 1 and divide "
-                         << "C (" << c << ") and O (" << o << ")";
+                       << "C (" << c << ") and O (" << o << ")";
     if (w.outShape[1] != c / g)
       return r.error() << "'conv' w has " << w.outShape[1]
-                         << " input channels per group; x has C = " << c
-                         << " in " << g << " group(s): expected " << c / g;
+                       << " input channels per group; x has C = " << c
+                       << " in " << g << " group(s): expected " << c / g;
     out[1] = o;
     for (size_t i = 0; i < k; ++i) {
       __int128 d = x.outShape[2 + i], kk = w.outShape[2 + i];
@@ -103,9 +103,9 @@ LogicalResult inferWindow(RuleContext &r) {
                    1;
       if (e < 0 || tooLarge(padded))
         return r.error() << "'conv' kernel (" << int64_t(kk) << ", dilation "
-                           << a.dilation[i] << ") is larger than spatial axis "
-                           << i << " of x (" << int64_t(d)
-                           << ", padded and dilated: " << int64_t(padded) << ")";
+                         << a.dilation[i] << ") is larger than spatial axis "
+                         << i << " of x (" << int64_t(d)
+                         << ", padded and dilated: " << int64_t(padded) << ")";
       out.push_back(int64_t(e));
     }
   } else {
@@ -116,26 +116,26 @@ LogicalResult inferWindow(RuleContext &r) {
       return r.error() << "'pool' does not take bool";
     if (n.reduce == Reduce::Mean && !isFloat(x.outDType))
       return r.error() << "'pool' mean takes floats, got "
-                         << dtypeName(x.outDType);
+                       << dtypeName(x.outDType);
     out[1] = x.outShape[1];
     for (size_t i = 0; i < k; ++i) {
       __int128 d = x.outShape[2 + i], lo = a.padding[2 * i],
                hi = a.padding[2 * i + 1], win = a.window[i];
       if (d + lo + hi < win)
         return r.error() << "'pool' window " << int64_t(win)
-                           << " is larger than spatial axis " << i << " of x ("
-                           << int64_t(d) << " with padding " << int64_t(lo)
-                           << " + " << int64_t(hi) << ")";
+                         << " is larger than spatial axis " << i << " of x ("
+                         << int64_t(d) << " with padding " << int64_t(lo)
+                         << " + " << int64_t(hi) << ")";
       int64_t e = int64_t((d + lo + hi - win) / a.stride[i] + 1);
       // max and argmax ignore padding: every window needs an element of x.
       bool maxLike = n.reduce == Reduce::Max || n.reduce == Reduce::Argmax;
       __int128 last = __int128(e - 1) * a.stride[i] - lo;
       if (maxLike && (lo >= win || last >= d))
         return r.error() << "'pool' " << (n.reduce == Reduce::Max ? "max" : "argmax")
-                           << ": a window of spatial axis " << i
-                           << " covers padding only (window " << int64_t(win)
-                           << ", padding " << int64_t(lo) << " + " << int64_t(hi)
-                           << ", axis " << int64_t(d) << ")";
+                         << ": a window of spatial axis " << i
+                         << " covers padding only (window " << int64_t(win)
+                         << ", padding " << int64_t(lo) << " + " << int64_t(hi)
+                         << ", axis " << int64_t(d) << ")";
       out.push_back(e);
     }
   }
@@ -143,7 +143,7 @@ LogicalResult inferWindow(RuleContext &r) {
   for (int64_t d : out)
     if (tooLarge(elements *= d))
       return r.error() << "'" << name << "' result " << shapeText(out)
-                         << " is too large (its size overflows 64 bits)";
+                       << " is too large (its size overflows 64 bits)";
   n.outShape = out;
   n.outDType = !conv && n.reduce == Reduce::Argmax ? DType::I64 : x.outDType;
   return success();
