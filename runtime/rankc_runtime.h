@@ -17,12 +17,38 @@
 extern "C" {
 #endif
 
-/* Element types, in the order of the DAG format's dtypes. */
+/* The element types, one row each, in the order of the DAG format's dtypes:
+ *   X(ENUM, DAG name, bytes, .npy descr, what a host buffer holds)
+ * The one table of dtypes: the compiler (its frontend, the lowering to
+ * these calls, the library headers it writes) and the runtime (messages,
+ * .npy files, the C API) all read it. A dtype is added here first. */
+#define RANKC_DTYPES(X)                                                      \
+  X(BOOL, "bool", 1, "|b1", "bool (1 byte)")                                 \
+  X(I8, "i8", 1, "|i1", "int8_t")                                            \
+  X(I32, "i32", 4, "<i4", "int32_t")                                         \
+  X(I64, "i64", 8, "<i8", "int64_t")                                         \
+  X(F16, "f16", 2, "<f2", "uint16_t (IEEE half)")                            \
+  X(BF16, "bf16", 2, "<u2", "uint16_t (bfloat16 bits)")                      \
+  X(F32, "f32", 4, "<f4", "float")                                           \
+  X(F64, "f64", 8, "<f8", "double")
+
 enum rankc_dtype {
-  RANKC_BOOL, RANKC_I8, RANKC_I32, RANKC_I64,
-  RANKC_F16, RANKC_BF16, RANKC_F32, RANKC_F64
+#define RANKC_X(e, name, bytes, descr, ctype) RANKC_##e,
+  RANKC_DTYPES(RANKC_X)
+#undef RANKC_X
+  RANKC_DTYPE_COUNT
 };
-enum rankc_reduce { RANKC_SUM, RANKC_PROD, RANKC_MAX, RANKC_MIN, RANKC_MEAN };
+
+/* The reductions of collectives, as comm.allreduce names them. */
+#define RANKC_REDUCES(X) X(SUM, "sum") X(PROD, "prod") X(MAX, "max") \
+  X(MIN, "min") X(MEAN, "mean")
+
+enum rankc_reduce {
+#define RANKC_X(e, name) RANKC_##e,
+  RANKC_REDUCES(RANKC_X)
+#undef RANKC_X
+  RANKC_REDUCE_COUNT
+};
 
 /* Called by generated code. Addresses are passed as integers.
  *

@@ -1,6 +1,7 @@
 //===- Dag.cpp - names and classes of the DAG format's ops and dtypes -----===//
 
 #include "rankc/Frontend/Dag.h"
+#include "rankc_runtime.h"
 
 namespace rankc::dag {
 
@@ -9,9 +10,22 @@ struct DTypeInfo {
   const char *name;
   unsigned bytes;
 };
-constexpr DTypeInfo kDTypes[] = {{"bool", 1}, {"i8", 1},  {"i32", 4},
-                                 {"i64", 8},  {"f16", 2}, {"bf16", 2},
-                                 {"f32", 4},  {"f64", 8}};
+// The runtime's table (rankc_runtime.h): the DAG's dtypes are its rows.
+constexpr DTypeInfo kDTypes[] = {
+#define RANKC_X(e, name, bytes, descr, ctype) {name, bytes},
+    RANKC_DTYPES(RANKC_X)
+#undef RANKC_X
+};
+static_assert(unsigned(DType::Bool) == RANKC_BOOL &&
+                  unsigned(DType::I8) == RANKC_I8 &&
+                  unsigned(DType::I32) == RANKC_I32 &&
+                  unsigned(DType::I64) == RANKC_I64 &&
+                  unsigned(DType::F16) == RANKC_F16 &&
+                  unsigned(DType::BF16) == RANKC_BF16 &&
+                  unsigned(DType::F32) == RANKC_F32 &&
+                  unsigned(DType::F64) == RANKC_F64 &&
+                  std::size(kDTypes) == RANKC_DTYPE_COUNT,
+              "DType follows rankc_runtime.h's RANKC_DTYPES");
 struct OpInfo {
   const char *name;
   OpClass opClass;

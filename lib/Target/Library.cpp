@@ -1,6 +1,7 @@
 //===- Library.cpp - the files of `--emit lib` besides the libraries ------===//
 
 #include "Library.h"
+#include "rankc_runtime.h"
 
 #include "mlir/Dialect/LLVMIR/LLVMDialect.h"
 #include "mlir/IR/BuiltinAttributes.h"
@@ -14,10 +15,17 @@ using namespace mlir;
 namespace rankc {
 
 namespace {
-const char *kDtypes[] = {"bool", "i8", "i32", "i64", "f16", "bf16", "f32", "f64"};
-const char *kCTypes[] = {"bool (1 byte)", "int8_t",  "int32_t",
-                         "int64_t",       "uint16_t (IEEE half)",
-                         "uint16_t (bfloat16 bits)", "float", "double"};
+// The DAG's name and the host buffer's C type of each rankc_dtype.
+const char *kDtypes[] = {
+#define RANKC_X(e, name, bytes, descr, ctype) name,
+    RANKC_DTYPES(RANKC_X)
+#undef RANKC_X
+};
+const char *kCTypes[] = {
+#define RANKC_X(e, name, bytes, descr, ctype) ctype,
+    RANKC_DTYPES(RANKC_X)
+#undef RANKC_X
+};
 
 struct Tensor {
   std::string name;

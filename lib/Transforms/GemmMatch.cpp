@@ -7,6 +7,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "rankc/Transforms/GemmMatch.h"
+#include "rankc_runtime.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
@@ -17,7 +18,9 @@
 using namespace mlir;
 using rankc::Gemm;
 
-int rankc::gemmDType(Type t) { return t.isF32() ? 6 : t.isF64() ? 7 : -1; }
+int rankc::gemmDType(Type t) {
+  return t.isF32() ? RANKC_F32 : t.isF64() ? RANKC_F64 : -1;
+}
 
 namespace {
 

@@ -45,9 +45,12 @@ void requireUp() {
 }
 
 const char *dtypeName(int dtype) {
-  static const char *names[] = {"bool", "i8",   "i32", "i64",
-                                "f16",  "bf16", "f32", "f64"};
-  return dtype >= 0 && dtype < 8 ? names[dtype] : "?";
+  static const char *names[] = {
+#define RANKC_X(e, name, bytes, descr, ctype) name,
+      RANKC_DTYPES(RANKC_X)
+#undef RANKC_X
+  };
+  return dtype >= 0 && dtype < RANKC_DTYPE_COUNT ? names[dtype] : "?";
 }
 
 /// Accessors return a value, not a status: -1 or NULL for a bad index

@@ -19,6 +19,7 @@
 #include "cuda/Cublas.h"
 #include "cuda/CudaDriver.h"
 #include "tooling/KernelStats.h"
+#include "rankc_runtime.h"
 
 #include <cublasLt.h>
 
@@ -146,7 +147,7 @@ Plan &planFor(int32_t dtype, int64_t batch, int64_t m, int64_t n, int64_t k,
   auto it = plans.find(key);
   if (it != plans.end())
     return it->second;
-  bool f64 = dtype == 7; // RANKC_F64
+  bool f64 = dtype == RANKC_F64;
   cudaDataType type = f64 ? CUDA_R_64F : CUDA_R_32F;
   Plan p;
   p.batch = batch, p.m = m, p.n = n, p.k = k, p.f64 = f64, p.transA = transA,
@@ -296,7 +297,7 @@ void rankc_rt_gemm(int64_t a, int64_t b, int64_t c, int64_t batch, int64_t m,
   CUstream stream = rankc::rt::cuda::processStream();
   if (m == 0 || n == 0 || batch == 0)
     return;
-  size_t elem = dtype == 7 ? 8 : 4;
+  size_t elem = dtype == RANKC_F64 ? 8 : 4;
   if (k == 0) { // a sum over nothing
     if (!accumulate)
       RANKC_CU(cuMemsetD8Async(CUdeviceptr(c), 0, batch * m * n * elem, stream));
@@ -306,9 +307,9 @@ void rankc_rt_gemm(int64_t a, int64_t b, int64_t c, int64_t batch, int64_t m,
                     broadcastB);
   double one = 1, zero = 0;
   float onef = 1, zerof = 0;
-  const void *alpha = dtype == 7 ? static_cast<const void *>(&one) : &onef;
+  const void *alpha = dtype == RANKC_F64 ? static_cast<const void *>(&one) : &onef;
   const void *beta = accumulate ? alpha
-                     : dtype == 7 ? static_cast<const void *>(&zero)
+                     : dtype == RANKC_F64 ? static_cast<const void *>(&zero)
                                   : &zerof;
   if (!p.tuned)
     tune(p, a, b, size_t(batch) * m * n * elem, alpha, beta, stream);

@@ -18,6 +18,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "core/Buffers.h"
+#include "rankc_runtime.h"
 
 #include <cblas.h>
 
@@ -199,7 +200,7 @@ void rankc_rt_cpu_gemm_block(int64_t a, int64_t b, int64_t c, int64_t batch,
   n1 = n1 < n ? n1 : n;
   if (m0 >= m1 || n0 >= n1 || batch == 0)
     return;
-  size_t elem = dtype == 7 ? 8 : 4;
+  size_t elem = dtype == RANKC_F64 ? 8 : 4;
   if (k == 0) { // a sum over nothing (CBLAS refuses a leading dimension 0)
     if (!accumulate)
       for (int64_t i = 0; i < batch; ++i)
@@ -219,7 +220,7 @@ void rankc_rt_cpu_gemm_block(int64_t a, int64_t b, int64_t c, int64_t batch,
   std::unique_lock<std::mutex> lock(oneAtATime, std::defer_lock);
   if (shared.serialized)
     lock.lock();
-  if (dtype == 7)
+  if (dtype == RANKC_F64)
     gemms(l.dgemm, reinterpret_cast<const double *>(a),
           reinterpret_cast<const double *>(b), reinterpret_cast<double *>(c),
           batch, m, n, k, accumulate, transA, transB, broadcastB, m0, m1, n0,

@@ -19,8 +19,11 @@ size_t elementBytes(int dtype) {
 }
 
 const char *descr(int dtype) {
-  static const char *d[] = {"|b1", "|i1", "<i4", "<i8",
-                            "<f2", "<u2", "<f4", "<f8"};
+  static const char *d[] = {
+#define RANKC_X(e, name, bytes, descr, ctype) descr,
+      RANKC_DTYPES(RANKC_X)
+#undef RANKC_X
+  };
   return d[dtype];
 }
 

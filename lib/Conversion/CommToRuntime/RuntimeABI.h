@@ -10,6 +10,7 @@
 #define RANKC_CONVERSION_COMMTORUNTIME_RUNTIMEABI_H
 
 #include "rankc/Dialect/Comm/Comm.h"
+#include "rankc_runtime.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/IR/BuiltinOps.h"
@@ -17,17 +18,28 @@
 
 namespace rankc {
 
-/// The runtime's dtype code (rankc_runtime.h) of an element type.
+/// The runtime's dtype code (rankc_runtime.h's table) of an element type,
+/// found by the DAG's name of the type.
 inline int runtimeDTypeCode(mlir::Type t) {
-  if (t.isInteger(1)) return 0;
-  if (t.isInteger(8)) return 1;
-  if (t.isInteger(32)) return 2;
-  if (t.isInteger(64)) return 3;
-  if (t.isF16()) return 4;
-  if (t.isBF16()) return 5;
-  if (t.isF32()) return 6;
-  return 7;
+  static const char *const names[] = {
+#define RANKC_X(e, name, bytes, descr, ctype) name,
+      RANKC_DTYPES(RANKC_X)
+#undef RANKC_X
+  };
+  std::string name = comm::dtypeName(t);
+  for (int code = 0; code < RANKC_DTYPE_COUNT; ++code)
+    if (name == names[code])
+      return code;
+  return RANKC_F64;
 }
+
+// The comm dialect's reductions are the runtime's, in its order.
+static_assert(int(comm::ReduceKind::sum) == RANKC_SUM &&
+                  int(comm::ReduceKind::prod) == RANKC_PROD &&
+                  int(comm::ReduceKind::max) == RANKC_MAX &&
+                  int(comm::ReduceKind::min) == RANKC_MIN &&
+                  int(comm::ReduceKind::mean) == RANKC_MEAN,
+              "comm.allreduce's kinds follow rankc_runtime.h's RANKC_REDUCES");
 
 /// Bytes of a tensor as messages carry it (bool: one byte an element).
 inline int64_t messageBytes(mlir::RankedTensorType t) {
