@@ -55,16 +55,24 @@ static void printTag(OpAsmPrinter &printer, Operation *, Attribute tag) {
 // Verifiers
 //===----------------------------------------------------------------------===//
 
-/// Shared checks of every message: a static shape and a valid tag and peer.
-static LogicalResult verifyMessage(Operation *op, RankedTensorType type,
-                                   int64_t peer, bool relative,
-                                   Attribute tag) {
+/// What messages and collectives share: a static shape and a valid tag.
+static LogicalResult verifyShapeAndTag(Operation *op, RankedTensorType type,
+                                       Attribute tag) {
   if (!type.hasStaticShape())
     return op->emitOpError("needs a statically shaped tensor, got ") << type;
   if (!isValidTag(tag))
     return op->emitOpError("tag must be an integer in [0, 2^31) or a "
                            "non-empty string, got ")
            << tag;
+  return success();
+}
+
+/// Shared checks of every message: a static shape and a valid tag and peer.
+static LogicalResult verifyMessage(Operation *op, RankedTensorType type,
+                                   int64_t peer, bool relative,
+                                   Attribute tag) {
+  if (failed(verifyShapeAndTag(op, type, tag)))
+    return failure();
   if (!relative && peer < 0)
     return op->emitOpError("peer rank must be >= 0, got ") << peer;
   return success();
@@ -83,12 +91,8 @@ LogicalResult RecvOp::verify() {
 /// The checks every allreduce shares, started or not.
 static LogicalResult verifyAllReduce(Operation *op, RankedTensorType type,
                                      ReduceKind reduce, Attribute tag) {
-  if (!type.hasStaticShape())
-    return op->emitOpError("needs a statically shaped tensor, got ") << type;
-  if (!isValidTag(tag))
-    return op->emitOpError("tag must be an integer in [0, 2^31) or a "
-                           "non-empty string, got ")
-           << tag;
+  if (failed(verifyShapeAndTag(op, type, tag)))
+    return failure();
   if (reduce == ReduceKind::mean && !isa<FloatType>(type.getElementType()))
     return op->emitOpError("'mean' needs a floating-point tensor, got ")
            << type;
