@@ -17,7 +17,8 @@
 extern "C" {
 #endif
 
-/* The element types, one row each, in the order of the DAG format's dtypes:
+/* The element types, one row each, in the order of the DAG format's dtypes
+ * (version 3's unsigned ones last, so that earlier codes never change):
  *   X(ENUM, DAG name, bytes, .npy descr, what a host buffer holds)
  * The one table of dtypes: the compiler (its frontend, the lowering to
  * these calls, the library headers it writes) and the runtime (messages,
@@ -30,7 +31,10 @@ extern "C" {
   X(F16, "f16", 2, "<f2", "uint16_t (IEEE half)")                            \
   X(BF16, "bf16", 2, "<u2", "uint16_t (bfloat16 bits)")                      \
   X(F32, "f32", 4, "<f4", "float")                                           \
-  X(F64, "f64", 8, "<f8", "double")
+  X(F64, "f64", 8, "<f8", "double")                                          \
+  X(U8, "u8", 1, "|u1", "uint8_t")                                           \
+  X(U16, "u16", 2, "<u2", "uint16_t")                                        \
+  X(U32, "u32", 4, "<u4", "uint32_t")
 
 enum rankc_dtype {
 #define RANKC_X(e, name, bytes, descr, ctype) RANKC_##e,
@@ -50,6 +54,13 @@ enum rankc_reduce {
   RANKC_REDUCE_COUNT
 };
 
+/* How rankc_rt_isend and rankc_rt_irecv read their peer: a rank, an offset
+ * from this rank (mod the world), or the grid peer (dag-format.md v3) that
+ * the manifest gives for the message's event (`grid` lines); a grid peer
+ * may be none (MPI_PROC_NULL): a send then does nothing and a receive gives
+ * the event's `fill`. */
+enum rankc_peer_kind { RANKC_PEER_RANK, RANKC_PEER_OFFSET, RANKC_PEER_GRID };
+
 /* Called by generated code. Addresses are passed as integers.
  *
  * Inputs and outputs are not copied: the program reads input `index` from
@@ -63,15 +74,16 @@ void _mlir_ciface_rankc_rt_input(struct rankc_byte_memref *result,
                                  int32_t index);
 void rankc_rt_output(int32_t index, int64_t data);
 int64_t rankc_rt_isend(int64_t data, int64_t bytes, int64_t peer,
-                       int32_t relative, int32_t mpi_tag, int32_t event);
+                       int32_t peer_kind, int32_t mpi_tag, int32_t event);
 int64_t rankc_rt_irecv(int64_t data, int64_t bytes, int64_t peer,
-                       int32_t relative, int32_t mpi_tag, int32_t event);
+                       int32_t peer_kind, int32_t mpi_tag, int32_t event);
 int64_t rankc_rt_iallreduce(int64_t in, int64_t out, int64_t count,
                             int32_t dtype, int32_t reduce, int32_t event);
 void rankc_rt_wait(int64_t request);
 void rankc_rt_part_begin(int32_t part);
-/* An index outside [0, bound) at the node of manifest check `check`: ends
- * the run, naming the rank, the node and the index. Never returns. */
+/* An index outside [0, bound) at the node of manifest check `check` (or,
+ * for a `rem` check, an integer divisor of 0): ends the run, naming the
+ * rank, the node and the index. Never returns. */
 void rankc_rt_index_error(int32_t check, int64_t index, int64_t bound);
 /* Where GPU kernels record the first index out of range they meet (they
  * cannot call the host): int64 {check + 1, index, bound}, zero while none,
@@ -88,14 +100,21 @@ void rankc_rt_part_end(int32_t part);
  *   world_size N
  *   ranks all | ranks R...                  (the ranks that run it)
  *   input INDEX ID DTYPE RANK DIM...        (inputs and params, in order,
- *                                            then optimizer state)
+ *                                            then step leaves, then
+ *                                            optimizer state)
  *   zero INDEX                              (optimizer state: zeros at
  *                                            first, never read from files)
+ *   step INDEX                              (a `step` leaf: the runtime
+ *                                            sets it to the step number)
  *   output INDEX DTYPE RANK DIM... : NAME... (no name: optimizer state)
  *   state INPUT-INDEX OUTPUT-INDEX          (carried into the next step)
  *   event INDEX KIND NODE-ID TAG-AS-WRITTEN (send | recv | allreduce)
- *   check INDEX NODE-ID                     (a node whose indices are
- *                                            checked: take, scatter_add)
+ *   grid EVENT D P1..Pd S1..Sd PERIODIC1..d (the event's grid peer, 0/1)
+ *   fill EVENT DTYPE VALUE                  (a receive's value from no
+ *                                            peer; integers exactly)
+ *   check INDEX NODE-ID [rem]               (a node whose indices are
+ *                                            checked: take, scatter_add;
+ *                                            `rem`: an integer divisor)
  *   part INDEX
  * rankc_entry runs the program once: one step. */
 extern const char rankc_manifest[];

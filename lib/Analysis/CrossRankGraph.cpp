@@ -7,6 +7,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "rankc/Analysis/CrossRankGraph.h"
+#include "rankc/Support/ProcessGrid.h"
 
 #include "mlir/IR/Diagnostics.h"
 #include "llvm/ADT/DenseMap.h"
@@ -24,6 +25,10 @@ std::string tagText(const TagValue &tag) {
   if (auto *i = std::get_if<int64_t>(&tag))
     return std::to_string(*i);
   return "\"" + std::get<std::string>(tag) + "\"";
+}
+
+int64_t GridPeer::resolve(int64_t rank) const {
+  return gridPeer(grid, shift, [&](size_t i) { return periodic[i]; }, rank);
 }
 
 uint32_t CrossRankGraph::collectivePosition(const TagValue &tag) const {
@@ -153,6 +158,8 @@ void CrossRankBuilder::internTags() {
 
 FailureOr<int64_t> CrossRankBuilder::resolvePeer(const Instance &i) {
   const CommEvent &e = eventOf(i);
+  if (e.grid) // -1: no peer (MPI_PROC_NULL), the message does nothing
+    return e.grid->resolve(i.rank);
   if (e.relative)
     return ((e.peer % ws) + ws + i.rank) % ws;
   if (e.peer < 0 || e.peer >= ws)
@@ -193,6 +200,8 @@ LogicalResult CrossRankBuilder::matchMessages() {
       FailureOr<int64_t> dst = resolvePeer(inst);
       if (failed(dst))
         return failure();
+      if (*dst < 0)
+        continue; // a grid's edge: nobody to send to
       auto [it, inserted] =
           sendIndex.try_emplace(Key{r, *dst, tagIds[p][e]}, sends.size());
       if (!inserted)
@@ -214,6 +223,8 @@ LogicalResult CrossRankBuilder::matchMessages() {
       FailureOr<int64_t> src = resolvePeer(inst);
       if (failed(src))
         return failure();
+      if (*src < 0)
+        continue; // a grid's edge: the receive is its fill
       Key key{*src, r, tagIds[p][e]};
       auto [seen, inserted] = recvSeen.try_emplace(key, inst);
       const CommEvent &recv = eventOf(inst);

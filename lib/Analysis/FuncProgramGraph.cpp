@@ -23,6 +23,15 @@ static std::string typeOf(Value v) {
   return typeText(t.getShape(), comm::dtypeName(t.getElementType()));
 }
 
+static std::optional<GridPeer> gridPeer(comm::GridAttr grid) {
+  if (!grid)
+    return std::nullopt;
+  ArrayRef<bool> periodic = grid.getPeriodic().asArrayRef();
+  return GridPeer{{grid.getShape().begin(), grid.getShape().end()},
+                  {grid.getShift().begin(), grid.getShift().end()},
+                  {periodic.begin(), periodic.end()}};
+}
+
 ProgramGraph buildProgramGraph(func::FuncOp fn) {
   ProgramGraph g;
   Attribute ranks = fn->getAttr(comm::CommDialect::kRanks);
@@ -60,11 +69,13 @@ ProgramGraph buildProgramGraph(func::FuncOp fn) {
       e.kind = EventKind::Send;
       e.peer = send.getPeer();
       e.relative = send.getRelative();
+      e.grid = gridPeer(send.getGridAttr());
       e.type = typeOf(send.getValue());
     } else if (auto recv = dyn_cast<comm::RecvOp>(op)) {
       e.kind = EventKind::Recv;
       e.peer = recv.getPeer();
       e.relative = recv.getRelative();
+      e.grid = gridPeer(recv.getGridAttr());
       e.type = typeOf(recv.getResult());
     } else if (auto all = dyn_cast<comm::AllReduceOp>(op)) {
       e.kind = EventKind::AllReduce;

@@ -12,12 +12,32 @@ using namespace mlir;
 
 namespace rankc::dag {
 
+/// A grid peer's grid covers the world exactly.
+static LogicalResult checkGrid(RuleContext &r, const Peer &peer) {
+  int64_t product = 1;
+  for (int64_t p : peer.grid) {
+    if (product > r.doc.worldSize) // (no overflow: extents are >= 1)
+      break;
+    product *= p;
+  }
+  if (product != r.doc.worldSize)
+    return r.error() << "grid peer: the grid " << shapeText(peer.grid)
+                     << " has " << (product > r.doc.worldSize ? "more" : "fewer")
+                     << " ranks than the world (" << r.doc.worldSize
+                     << "); its extents multiply to world_size";
+  return success();
+}
+
 static LogicalResult checkPeerAndTag(RuleContext &r) {
   Node &n = r.node;
   const Document &doc = r.doc;
   if (n.has(K_dest) || n.has(K_src)) {
-    if (!n.rare().peer.relative && (n.rare().peer.value < 0 || n.rare().peer.value >= doc.worldSize))
-      return r.error() << "peer rank " << n.rare().peer.value << " is outside [0, "
+    const Peer &peer = n.rare().peer;
+    if (peer.isGrid() && failed(checkGrid(r, peer)))
+      return failure();
+    if (!peer.isGrid() && !peer.relative &&
+        (peer.value < 0 || peer.value >= doc.worldSize))
+      return r.error() << "peer rank " << peer.value << " is outside [0, "
                        << doc.worldSize << ")";
   }
   if (auto *i = std::get_if<int64_t>(&n.rare().tag)) {
@@ -40,6 +60,13 @@ LogicalResult inferComm(RuleContext &r) {
     n.outShape.assign(n.shape.begin(), n.shape.end());
     n.outDType = n.dtype;
     if (failed(checkPeerAndTag(r)))
+      return failure();
+    if (n.rare().peer.leavesGrid() && !n.has(K_fill))
+      return r.error() << "recv from a grid peer whose shift leaves a "
+                          "non-periodic axis needs 'fill' (its value on the "
+                          "ranks at that edge)";
+    if (n.has(K_fill) && failed(r.checkScalarFits(n.rare().fill, n.outDType,
+                                                  "'fill'")))
       return failure();
     break;
   case Op::Send:

@@ -2,6 +2,7 @@
 
 #include "rankc/Frontend/Dag.h"
 #include "rankc_runtime.h"
+#include "rankc/Support/ProcessGrid.h"
 
 namespace rankc::dag {
 
@@ -24,6 +25,9 @@ static_assert(unsigned(DType::Bool) == RANKC_BOOL &&
                   unsigned(DType::BF16) == RANKC_BF16 &&
                   unsigned(DType::F32) == RANKC_F32 &&
                   unsigned(DType::F64) == RANKC_F64 &&
+                  unsigned(DType::U8) == RANKC_U8 &&
+                  unsigned(DType::U16) == RANKC_U16 &&
+                  unsigned(DType::U32) == RANKC_U32 &&
                   std::size(kDTypes) == RANKC_DTYPE_COUNT,
               "DType follows rankc_runtime.h's RANKC_DTYPES");
 struct OpInfo {
@@ -53,8 +57,12 @@ std::optional<DType> parseDType(std::string_view name) {
 }
 const char *dtypeName(DType t) { return kDTypes[unsigned(t)].name; }
 unsigned dtypeBytes(DType t) { return kDTypes[unsigned(t)].bytes; }
-bool isFloat(DType t) { return t >= DType::F16; }
-bool isInteger(DType t) { return t >= DType::I8 && t <= DType::I64; }
+bool isFloat(DType t) { return t >= DType::F16 && t <= DType::F64; }
+bool isUnsigned(DType t) { return t >= DType::U8; }
+bool isInteger(DType t) {
+  return (t >= DType::I8 && t <= DType::I64) || isUnsigned(t);
+}
+int dtypeVersion(DType t) { return isUnsigned(t) ? 3 : 1; }
 
 std::optional<Op> parseOp(std::string_view name) {
   for (unsigned i = 0; i < std::size(kOps); ++i)
@@ -96,6 +104,15 @@ std::optional<Reduce> parseReduce(std::string_view name) {
     if (name == names[i])
       return Reduce(i);
   return std::nullopt;
+}
+
+std::optional<int64_t> Peer::resolve(int64_t rank, int64_t worldSize) const {
+  if (!isGrid())
+    return relative ? ((rank + value) % worldSize + worldSize) % worldSize
+                    : value;
+  int64_t peer =
+      gridPeer(grid, shift, [&](size_t i) { return periodic[i]; }, rank);
+  return peer < 0 ? std::nullopt : std::optional<int64_t>(peer);
 }
 
 std::string Program::ranksText() const {

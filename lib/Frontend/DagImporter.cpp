@@ -101,6 +101,8 @@ comm::OptimizerAttr Importer::optimizerAttr(const Optimizer &opt) {
 /// they are constants in range (a kernel flipped with take, as the exporter
 /// writes a convolution's backward): such a take runs on the GPU too.
 bool Importer::checksIndices(const Program &p, const Node &n) {
+  if (n.op == Op::Rem) // an integer divisor of 0 ends the run
+    return isInteger(n.outDType);
   if (opClass(n.op) != OpClass::Indexing)
     return false;
   const Node &idx = p.nodes[n.args[1]];
@@ -136,6 +138,16 @@ Value Importer::importNode(const Program &p, const Node &n,
   }
   case OpClass::Binary: case OpClass::Compare: case OpClass::Logical: {
     DType t = argNode(0).outDType;
+    if (n.op == Op::Rem && checksIndices(p, n)) {
+      int32_t check = indexChecks.size();
+      indexChecks.push_back(b.getStringAttr(n.id + kRemCheckSuffix.str()));
+      return buildElementwise(
+          b, loc, args, n.outShape, n.outDType,
+          [&](OpBuilder &nb, Location l, ValueRange x) -> Value {
+            checkNonzeroDivisor(nb, l, x[1], check);
+            return remScalar(nb, l, t, x[0], x[1]);
+          });
+    }
     return buildElementwise(
         b, loc, args, n.outShape, n.outDType,
         [&](OpBuilder &nb, Location l, ValueRange x) -> Value {
@@ -194,16 +206,18 @@ Value Importer::importNode(const Program &p, const Node &n,
       return tensor::ConcatOp::create(b, loc, n.axis, args);
     }
   case OpClass::Indexing: {
+    DType indexType = argNode(1).outDType;
     if (!checksIndices(p, n))
-      return buildTake(b, loc, n, args[0], args[1], argNode(0).outShape,
-                       /*check=*/-1);
+      return buildTake(b, loc, n, args[0], args[1], indexType,
+                       argNode(0).outShape, /*check=*/-1);
     // (The error function was declared with the program: declareProgram.)
     int32_t check = indexChecks.size();
     indexChecks.push_back(b.getStringAttr(n.id));
     if (n.op == Op::Take)
-      return buildTake(b, loc, n, args[0], args[1], argNode(0).outShape,
-                       check);
-    return buildScatterAdd(b, loc, n, args[0], args[1], args[2], check);
+      return buildTake(b, loc, n, args[0], args[1], indexType,
+                       argNode(0).outShape, check);
+    return buildScatterAdd(b, loc, n, args[0], args[1], indexType, args[2],
+                           check);
   }
   case OpClass::Window:
     if (n.op == Op::Conv)
@@ -211,38 +225,50 @@ Value Importer::importNode(const Program &p, const Node &n,
                        argNode(1).outShape);
     return buildPool(b, loc, n, args[0], argNode(0).outShape,
                      argNode(0).outDType);
-  case OpClass::Comm:
+  case OpClass::Comm: {
+    const Peer &peer = n.rare().peer;
+    comm::GridAttr grid;
+    if (peer.isGrid())
+      grid = comm::GridAttr::get(
+          ctx, peer.grid, peer.shift,
+          b.getDenseBoolArrayAttr(SmallVector<bool>(peer.periodic.begin(),
+                                                    peer.periodic.end())));
+    IntegerAttr peerAttr = b.getI64IntegerAttr(grid ? 0 : peer.value);
+    UnitAttr relative = peer.relative && !grid ? b.getUnitAttr() : UnitAttr();
     if (n.op == Op::Send) {
-      comm::SendOp::create(b, loc, args[0], b.getI64IntegerAttr(n.rare().peer.value),
-                           n.rare().peer.relative ? b.getUnitAttr() : UnitAttr(),
+      comm::SendOp::create(b, loc, args[0], peerAttr, relative, grid,
                            tagAttr(n.rare().tag), IntegerAttr());
       return Value();
     }
-    if (n.op == Op::Recv)
+    if (n.op == Op::Recv) {
+      TypedAttr fill;
+      if (n.has(K_fill))
+        fill = cast<TypedAttr>(scalarAttr(b, n.outDType, n.rare().fill));
       return comm::RecvOp::create(b, loc,
                                   tensorType(ctx, n.outShape, n.outDType),
-                                  b.getI64IntegerAttr(n.rare().peer.value),
-                                  n.rare().peer.relative ? b.getUnitAttr() : UnitAttr(),
-                                  tagAttr(n.rare().tag), IntegerAttr());
-    return comm::AllReduceOp::create(
-        b, loc, args[0].getType(), comm::ReduceKindAttr::get(ctx, comm::ReduceKind(n.reduce)),
-        args[0], tagAttr(n.rare().tag));
+                                  peerAttr, relative, grid,
+                                  tagAttr(n.rare().tag), IntegerAttr(), fill);
+    }
+    return buildAllReduce(b, loc, n, args[0], tagAttr(n.rare().tag));
+  }
   }
   llvm_unreachable("unhandled op class");
 }
 
 Importer::Declared Importer::declareProgram(ModuleOp module,
                                             const Program &p) {
-  // Arguments: inputs and params, in document order.
+  // Arguments: inputs and params, in document order, then the `step`
+  // leaves (values the runtime sets, never read from files).
   SmallVector<Type> argTypes;
   SmallVector<uint32_t> argNodes;
-  for (uint32_t i = 0; i < p.nodes.size(); ++i) {
-    const Node &n = p.nodes[i];
-    if (n.op == Op::Input || n.op == Op::Param) {
-      argTypes.push_back(tensorType(ctx, n.outShape, n.outDType));
-      argNodes.push_back(i);
+  for (bool steps : {false, true})
+    for (uint32_t i = 0; i < p.nodes.size(); ++i) {
+      const Node &n = p.nodes[i];
+      if (steps ? n.op == Op::Step : n.op == Op::Input || n.op == Op::Param) {
+        argTypes.push_back(tensorType(ctx, n.outShape, n.outDType));
+        argNodes.push_back(i);
+      }
     }
-  }
   // Results: one per distinct (node, grad_of), in order of first mention.
   struct Result {
     uint32_t node;
@@ -279,9 +305,12 @@ Importer::Declared Importer::declareProgram(ModuleOp module,
   for (size_t i = 0; i < argNodes.size(); ++i) {
     const Node &n = p.nodes[argNodes[i]];
     fn.setArgAttr(i,
-                  n.op == Op::Param ? comm::CommDialect::kParam
-                                    : comm::CommDialect::kInput,
+                  n.op == Op::Param  ? comm::CommDialect::kParam
+                  : n.op == Op::Step ? comm::CommDialect::kStep
+                                     : comm::CommDialect::kInput,
                   b.getStringAttr(n.id));
+    if (isUnsigned(n.outDType))
+      fn.setArgAttr(i, comm::CommDialect::kUnsigned, b.getUnitAttr());
     values[argNodes[i]] = entry->getArgument(i);
     entry->getArgument(i).setLoc(
         makeLoc(ctx, doc.file, n.pos, &p, n.id, opName(n.op)));
@@ -298,6 +327,8 @@ Importer::Declared Importer::declareProgram(ModuleOp module,
     if (results[i].gradOf)
       fn.setResultAttr(i, comm::CommDialect::kGradOf,
                        b.getStringAttr(*results[i].gradOf));
+    if (isUnsigned(p.nodes[results[i].node].outDType))
+      fn.setResultAttr(i, comm::CommDialect::kUnsigned, b.getUnitAttr());
   }
 
   for (const Result &r : results)
@@ -315,7 +346,7 @@ void Importer::importBody(const Program &p, Declared &d) {
   indexChecks.clear();
   for (uint32_t i : p.order) {
     const Node &n = p.nodes[i];
-    if (n.op != Op::Input && n.op != Op::Param)
+    if (n.op != Op::Input && n.op != Op::Param && n.op != Op::Step)
       d.values[i] = importNode(p, n, d.values);
   }
   if (!indexChecks.empty())

@@ -42,8 +42,13 @@ std::vector<ProgramGraph> buildProgramGraphs(mlir::MLIRContext *ctx,
       e.kind = n.op == dag::Op::Send   ? EventKind::Send
                : n.op == dag::Op::Recv ? EventKind::Recv
                                        : EventKind::AllReduce;
-      e.peer = n.rare().peer.value;
-      e.relative = n.rare().peer.relative;
+      const dag::Peer &peer = n.rare().peer;
+      e.peer = peer.value;
+      e.relative = peer.relative;
+      if (peer.isGrid())
+        e.grid = GridPeer{{peer.grid.begin(), peer.grid.end()},
+                          {peer.shift.begin(), peer.shift.end()},
+                          {peer.periodic.begin(), peer.periodic.end()}};
       if (auto *t = std::get_if<int64_t>(&n.rare().tag))
         e.tag = *t;
       else

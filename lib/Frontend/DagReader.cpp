@@ -187,9 +187,9 @@ FailureOr<Document> Reader::read(od::document &doc) {
         return (fail(pos, "'format' must be \"rankc-dag\""), failure());
       break;
     case 2:
-      if (!getInt(fv, i) || (i != 1 && i != 2))
+      if (!getInt(fv, i) || i < 1 || i > 3)
         return (fail(pos, "unsupported 'version' (this compiler reads versions "
-                          "1 and 2)"),
+                          "1, 2 and 3)"),
                 failure());
       d.version = i;
       break;
@@ -240,15 +240,16 @@ FailureOr<Document> Reader::read(od::document &doc) {
 }
 
 bool Reader::checkVersion(Document &d) {
-  if (v2Use.what.empty())
-    return true;
-  const Program *prog =
-      v2Use.program >= 0 ? &d.programs[v2Use.program] : nullptr;
-  if (d.version < 2)
-    return fail(v2Use.pos,
-                v2Use.what + " needs \"version\": 2 (this document is "
-                             "version 1)",
-                prog, v2Use.node);
+  for (int version : {2, 3}) {
+    const FeatureUse &use = uses[version == 3];
+    if (use.what.empty() || d.version >= version)
+      continue;
+    const Program *prog = use.program >= 0 ? &d.programs[use.program] : nullptr;
+    return fail(use.pos,
+                use.what + " needs \"version\": " + Twine(version) +
+                    " (this document is version " + Twine(d.version) + ")",
+                prog, use.node);
+  }
   return true;
 }
 

@@ -16,8 +16,18 @@ bool Reader::readNode(od::value v, Program &prog, Node &node) {
   std::string problem;
   Pos problemPos;
   bool sawId = false, sawOp = false;
-  std::string v2OpName;
-  Pos v2OpPos;
+  // The first use of a later version's feature in this node: noted once the
+  // node's id is known.
+  std::string laterWhat;
+  int laterVersion = 0;
+  Pos laterPos;
+  auto later = [&](int version, Pos pos, const Twine &what) {
+    if (laterVersion < version) {
+      laterVersion = version;
+      laterWhat = what.str();
+      laterPos = pos;
+    }
+  };
   auto note = [&](Pos pos, const Twine &msg) {
     if (problem.empty()) {
       problem = msg.str();
@@ -54,10 +64,10 @@ bool Reader::readNode(od::value v, Program &prog, Node &node) {
       } else if (auto op = parseOp(s)) {
         node.op = *op;
         if (opClass(*op) == OpClass::Indexing ||
-            opClass(*op) == OpClass::Window) { // version 2's
-          v2OpName = s;
-          v2OpPos = pos;
-        }
+            opClass(*op) == OpClass::Window) // version 2's
+          later(2, pos, "op '" + s + "'");
+        else if (*op == Op::Step || *op == Op::Rem) // version 3's
+          later(3, pos, "op '" + s + "'");
       } else {
         note(pos, "unknown op '" + s + "'");
       }
@@ -109,7 +119,24 @@ bool Reader::readNode(od::value v, Program &prog, Node &node) {
     case K_padding: ok = getPadding(fv, node.rare().padding); break;
     case K_spec: ok = getString(fv, node.rare().spec); break;
     case K_dest:
-    case K_src: ok = getPeer(fv, node.rare().peer); break;
+    case K_src:
+      ok = getPeer(fv, node.rare().peer);
+      if (ok && node.rare().peer.isGrid())
+        later(3, pos, "a grid peer");
+      break;
+    case K_fill: {
+      // A number (or a boolean, for a bool receive): the checker matches it
+      // to the dtype.
+      ConstantValue value;
+      constScalarDepth = -1;
+      ok = getConstant(fv, value, 0, pos) && value.shape.empty() &&
+           value.elements.size() == 1;
+      if (ok)
+        node.rare().fill = value.elements[0];
+      err = "a number";
+      later(3, pos, "'fill'");
+      break;
+    }
     case K_tag: ok = getTag(fv, node.rare().tag); break;
     case K_value:
       constScalarDepth = -1;
@@ -128,9 +155,12 @@ bool Reader::readNode(od::value v, Program &prog, Node &node) {
       if ((ok = getString(fv, s))) {
         if (auto t = parseDType(s)) {
           node.dtype = *t;
+          if (dtypeVersion(*t) > 1)
+            later(dtypeVersion(*t), pos, "dtype '" + s + "'");
         } else {
           note(pos, "unknown dtype '" + s +
-                        "' (expected bool, i8, i32, i64, f16, bf16, f32 or f64)");
+                        "' (expected bool, i8, i32, i64, f16, bf16, f32, f64, "
+                        "u8, u16 or u32)");
           continue;
         }
       }
@@ -167,11 +197,8 @@ bool Reader::readNode(od::value v, Program &prog, Node &node) {
                        "' (expected [A-Za-z_][A-Za-z0-9_.:-]*)");
   if (!problem.empty())
     return fail(problemPos, problem, &prog, sawId ? StringRef(node.id) : "");
-  if (!v2OpName.empty()) {
-    // (Once the node is read: its id may come after its op.)
-    noteV2("op '" + v2OpName + "'", v2OpPos, node.id);
-    v2OpName.clear();
-  }
+  if (laterVersion) // (once the node is read: its id may come last)
+    noteVersion(laterVersion, laterWhat, laterPos, node.id);
   return true;
 }
 

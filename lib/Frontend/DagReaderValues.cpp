@@ -58,36 +58,91 @@ bool Reader::getNumber(od::value v, double &out) {
 }
 
 bool Reader::getPeer(od::value v, Peer &out) {
+  static constexpr const char *kPeer =
+      "a rank, {\"offset\": k} or {\"grid\": [...], \"shift\": [...]} "
+      "(optionally \"periodic\": [...])";
   od::json_type t;
   if (v.type().get(t)) {
-    err = "a rank or {\"offset\": k}";
+    err = kPeer;
     return false;
   }
   if (t == od::json_type::number) {
     out.relative = false;
     if (!getInt(v, out.value)) {
-      err = "a rank or {\"offset\": k}";
+      err = kPeer;
       return false;
     }
     return true;
   }
   od::object obj;
-  bool sawOffset = false;
-  if (t == od::json_type::object && !v.get_object().get(obj)) {
-    for (auto field : obj) {
-      std::string_view key;
-      od::value fv;
-      if (field.unescaped_key().get(key) || key != "offset" || sawOffset ||
-          field.value().get(fv) || !getInt(fv, out.value))
-        break;
-      sawOffset = true;
-      out.relative = true;
-    }
-    if (sawOffset && out.relative && err.empty())
-      return true;
+  if (t != od::json_type::object || v.get_object().get(obj)) {
+    err = kPeer;
+    return false;
   }
-  err = "a rank or {\"offset\": k} with only the key \"offset\"";
-  return false;
+  // Keys: "offset" alone, or "grid" and "shift" with optional "periodic".
+  unsigned seen = 0;
+  for (auto field : obj) {
+    std::string_view key;
+    od::value fv;
+    if (field.unescaped_key().get(key) || field.value().get(fv)) {
+      err = kPeer;
+      return false;
+    }
+    unsigned bit = key == "offset" ? 1 : key == "grid" ? 2 : key == "shift" ? 4
+                 : key == "periodic" ? 8 : 0;
+    if (!bit || (seen & bit)) {
+      err = bit ? std::string(kPeer) + ", each key once"
+                : std::string(kPeer) + "; unknown key '" + std::string(key) + "'";
+      return false;
+    }
+    seen |= bit;
+    bool ok = true;
+    switch (bit) {
+    case 1: ok = getInt(fv, out.value); break;
+    case 2: ok = getIntList(fv, out.grid); break;
+    case 4: ok = getIntList(fv, out.shift); break;
+    case 8: {
+      od::array arr;
+      ok = !fv.get_array().get(arr);
+      for (auto elem : arr) {
+        bool b;
+        od::value e;
+        if (!ok || elem.get(e) || e.get_bool().get(b)) {
+          ok = false;
+          break;
+        }
+        out.periodic.push_back(b);
+      }
+      break;
+    }
+    }
+    if (!ok) {
+      err = kPeer;
+      return false;
+    }
+  }
+  if (seen == 1) {
+    out.relative = true;
+    return true;
+  }
+  if ((seen & 1) || (seen & 6) != 6) {
+    err = std::string(kPeer) + ": \"offset\" alone, or \"grid\" with \"shift\"";
+    return false;
+  }
+  if (out.grid.empty() || out.shift.size() != out.grid.size() ||
+      (!out.periodic.empty() && out.periodic.size() != out.grid.size())) {
+    err = "a grid peer with one \"shift\" (and \"periodic\") entry per axis of "
+          "a non-empty \"grid\"";
+    return false;
+  }
+  for (int64_t p : out.grid)
+    if (p < 1) {
+      err = "a grid peer whose \"grid\" extents are >= 1";
+      return false;
+    }
+  if (out.periodic.empty())
+    out.periodic.assign(out.grid.size(), false);
+  return true;
 }
 
 bool Reader::getTag(od::value v, Tag &out) {

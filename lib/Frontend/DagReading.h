@@ -82,12 +82,16 @@ private:
   bool readDataParallel(od::value v, DataParallel &dp);
   bool readOptimizer(od::value v, Optimizer &opt);
   bool readState(od::value v, Program &prog);
-  /// Remembers the first use of a version 2 feature: whether it is allowed
-  /// depends on "version", which may come anywhere in the document.
+  /// Remembers the first use of a feature of version 2 or 3: whether it is
+  /// allowed depends on "version", which may come anywhere in the document.
+  void noteVersion(int version, const Twine &what, Pos pos,
+                   StringRef node = {}) {
+    FeatureUse &use = uses[version == 3];
+    if (use.what.empty())
+      use = {what.str(), pos, programIndex, node.str()};
+  }
   void noteV2(const Twine &what, Pos pos, StringRef node = {}) {
-    if (!v2Use.what.empty())
-      return;
-    v2Use = {what.str(), pos, programIndex, node.str()};
+    noteVersion(2, what, pos, node);
   }
   bool checkVersion(Document &d);
 
@@ -112,12 +116,12 @@ private:
   bool failed = false;
   std::string err; // set by the typed readers
   int constScalarDepth = -1; // depth of the numbers of the constant being read
-  struct V2Use {
+  struct FeatureUse {
     std::string what; // "'state'", "op 'take'", ...
     Pos pos;
     int program = -1;
     std::string node;
-  } v2Use;
+  } uses[2]; // the first of version 2, of version 3
   int programIndex = -1; // of the program being read
   // Forward cursor for posOf.
   const char *cursor = nullptr;

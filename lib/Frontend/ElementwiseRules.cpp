@@ -43,25 +43,32 @@ static LogicalResult checkConstant(RuleContext &r) {
     n.outShape.assign(v.shape.begin(), v.shape.end());
   }
   DType t = n.dtype;
-  for (const Scalar &s : v.elements) {
-    if (t == DType::Bool && s.kind != Scalar::Bool)
-      return r.error() << "a bool constant takes true and false only";
-    if (isInteger(t) && s.kind == Scalar::Float)
-      return r.error() << "a " << dtypeName(t)
-                       << " constant takes integers, got " << s.f;
-    if (isInteger(t) && s.kind == Scalar::Int) {
-      unsigned bits = dtypeBytes(t) * 8;
-      if (bits < 64 && !llvm::isIntN(bits, s.i))
-        return r.error() << "value " << s.i << " does not fit in "
-                         << dtypeName(t);
-    }
-  }
+  for (const Scalar &s : v.elements)
+    if (failed(r.checkScalarFits(s, t, "constant")))
+      return failure();
   n.outDType = t;
   return success();
 }
 
+LogicalResult RuleContext::checkScalarFits(const Scalar &s, DType t,
+                                           const char *what) {
+  if (t == DType::Bool && s.kind != Scalar::Bool)
+    return error() << "a bool " << what << " takes true and false only";
+  if (isInteger(t) && s.kind == Scalar::Float)
+    return error() << "a " << dtypeName(t) << " " << what
+                   << " takes integers, got " << s.f;
+  if (isInteger(t) && s.kind == Scalar::Int) {
+    unsigned bits = dtypeBytes(t) * 8;
+    bool fits = isUnsigned(t) ? s.i >= 0 && llvm::isUIntN(bits, uint64_t(s.i))
+                              : bits == 64 || llvm::isIntN(bits, s.i);
+    if (!fits)
+      return error() << "value " << s.i << " does not fit in " << dtypeName(t);
+  }
+  return success();
+}
 
-/// input, param, constant, iota: the type they state or hold.
+
+/// input, param, constant, iota, step: the type they state or hold.
 LogicalResult inferLeaf(RuleContext &r) {
   Node &n = r.node;
   switch (n.op) {
@@ -81,6 +88,15 @@ LogicalResult inferLeaf(RuleContext &r) {
       return failure();
     n.outShape.assign(n.shape.begin(), n.shape.end());
     n.outDType = n.dtype;
+    break;
+  case Op::Step: // a scalar, i64 unless the node says otherwise
+    if (n.has(K_shape) && !n.shape.empty())
+      return r.error() << "'step' is a scalar: its 'shape' is [] (got "
+                       << shapeText(n.shape) << ")";
+    n.outShape.clear();
+    n.outDType = n.has(K_dtype) ? n.dtype : DType::I64;
+    if (n.outDType == DType::Bool)
+      return r.error() << "'step' takes an integer or float dtype, got bool";
     break;
   default:
     break;
@@ -120,12 +136,14 @@ LogicalResult inferElementwise(RuleContext &r) {
     break;
 
   case Op::Add: case Op::Sub: case Op::Mul: case Op::Div: case Op::Pow:
-  case Op::Maximum: case Op::Minimum:
+  case Op::Maximum: case Op::Minimum: case Op::Rem:
     if (failed(r.sameDTypes()) || failed(r.broadcastArgs(0)))
       return failure();
     n.outDType = r.arg(0).outDType;
     if ((n.op == Op::Div || n.op == Op::Pow) && failed(r.needFloat(n.outDType)))
       return failure();
+    if (n.op == Op::Rem && n.outDType == DType::Bool)
+      return r.error() << "'rem' does not take bool";
     if (n.op == Op::Sub && n.outDType == DType::Bool)
       return r.error() << "'sub' does not take bool (NumPy neither); use "
                             "'ne' for exclusive or";

@@ -42,12 +42,9 @@ namespace {
 /// An index of `indices` (any integer type) as an `index`, checked against
 /// [0, bound): out of range, the runtime ends the run, and the index used
 /// meanwhile is 0.
-Value checkedIndex(OpBuilder &b, Location loc, Value raw, int64_t bound,
-                   int32_t check) {
-  Type i64 = b.getI64Type();
-  Value wide = raw.getType() == i64
-                   ? raw
-                   : arith::ExtSIOp::create(b, loc, i64, raw).getResult();
+Value checkedIndex(OpBuilder &b, Location loc, Value raw, DType rawType,
+                   int64_t bound, int32_t check) {
+  Value wide = castScalar(b, loc, raw, rawType, DType::I64);
   Value zero = arith::ConstantIntOp::create(b, loc, 0, 64);
   Value n = arith::ConstantIntOp::create(b, loc, bound, 64);
   Value below = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::slt, wide,
@@ -66,6 +63,31 @@ Value checkedIndex(OpBuilder &b, Location loc, Value raw, int64_t bound,
   Value safe = arith::SelectOp::create(b, loc, bad, zero, wide);
   return arith::IndexCastOp::create(b, loc, b.getIndexType(), safe);
 }
+
+/// An index known to be in range, as an `index`.
+Value uncheckedIndex(OpBuilder &b, Location loc, Value raw, DType rawType) {
+  if (isUnsigned(rawType))
+    return arith::IndexCastUIOp::create(b, loc, b.getIndexType(), raw);
+  return arith::IndexCastOp::create(b, loc, b.getIndexType(), raw);
+}
+
+} // namespace
+
+void checkNonzeroDivisor(OpBuilder &b, Location loc, Value divisor,
+                         int32_t check) {
+  Value zero = arith::ConstantOp::create(b, loc, b.getZeroAttr(divisor.getType()));
+  Value bad = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq, divisor,
+                                    zero);
+  auto ifBad = scf::IfOp::create(b, loc, bad, /*withElseRegion=*/false);
+  OpBuilder::InsertionGuard guard(b);
+  b.setInsertionPointToStart(ifBad.thenBlock());
+  Value id = arith::ConstantIntOp::create(b, loc, check, 32);
+  Value none = arith::ConstantIntOp::create(b, loc, 0, 64);
+  func::CallOp::create(b, loc, kIndexErrorFunction, TypeRange{},
+                       ValueRange{id, none, none});
+}
+
+namespace {
 
 /// Adds `u` to `buffer[at]` atomically: updates of one scatter_add may run
 /// concurrently (GPU threads). (scatter_add takes no bool: DagChecker.)
@@ -90,7 +112,8 @@ void declareIndexError(OpBuilder &b, ModuleOp module) {
 }
 
 Value buildTake(OpBuilder &b, Location loc, const Node &n, Value x,
-                Value indices, ArrayRef<int64_t> xShape, int32_t check) {
+                Value indices, DType indexType, ArrayRef<int64_t> xShape,
+                int32_t check) {
   int64_t axis = n.axis;
   auto idxType = cast<RankedTensorType>(indices.getType());
   int64_t ri = idxType.getRank();
@@ -110,11 +133,9 @@ Value buildTake(OpBuilder &b, Location loc, const Node &n, Value x,
       b, loc, init.getType(), ValueRange{indices}, ValueRange{init},
       ArrayRef<AffineMap>{idxMap, outMap}, iterators,
       [&](OpBuilder &nb, Location l, ValueRange args) {
-        Value at = check >= 0
-                       ? checkedIndex(nb, l, args[0], xShape[axis], check)
-                       : arith::IndexCastOp::create(nb, l, nb.getIndexType(),
-                                                    args[0])
-                             .getResult();
+        Value at = check >= 0 ? checkedIndex(nb, l, args[0], indexType,
+                                             xShape[axis], check)
+                              : uncheckedIndex(nb, l, args[0], indexType);
         if (xShape[axis] == 0) {
           // Nothing to take from: the check fails the run; until then, 0.
           Type t = elementType(ctx, n.outDType);
@@ -136,7 +157,8 @@ Value buildTake(OpBuilder &b, Location loc, const Node &n, Value x,
 }
 
 Value buildScatterAdd(OpBuilder &b, Location loc, const Node &n, Value base,
-                      Value indices, Value updates, int32_t check) {
+                      Value indices, DType indexType, Value updates,
+                      int32_t check) {
   int64_t axis = n.axis;
   auto idxType = cast<RankedTensorType>(indices.getType());
   auto updType = cast<RankedTensorType>(updates.getType());
@@ -164,7 +186,7 @@ Value buildScatterAdd(OpBuilder &b, Location loc, const Node &n, Value base,
     auto add = [&](OpBuilder &nb, Location l, ValueRange ivs) {
       SmallVector<Value> at(ivs.begin() + axis, ivs.begin() + axis + ri);
       Value raw = tensor::ExtractOp::create(nb, l, indices, at);
-      Value i = checkedIndex(nb, l, raw, baseShape[axis], check);
+      Value i = checkedIndex(nb, l, raw, indexType, baseShape[axis], check);
       SmallVector<Value> target(ivs.begin(), ivs.begin() + axis);
       target.push_back(i);
       target.append(ivs.begin() + axis + ri, ivs.end());
@@ -182,7 +204,7 @@ Value buildScatterAdd(OpBuilder &b, Location loc, const Node &n, Value base,
     // same (the first one fails the run), with nothing to add.
     SmallVector<Value> zeros(ri, arith::ConstantIndexOp::create(b, loc, 0));
     Value raw = tensor::ExtractOp::create(b, loc, indices, zeros);
-    (void)checkedIndex(b, loc, raw, 0, check);
+    (void)checkedIndex(b, loc, raw, indexType, 0, check);
   }
   Value result = bufferization::ToTensorOp::create(
       b, loc, baseType, buffer, /*restrict=*/true, /*writable=*/true);

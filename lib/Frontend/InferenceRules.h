@@ -34,6 +34,10 @@ struct RuleContext {
   mlir::InFlightDiagnostic error();
   /// "'op' takes floats, got i32" unless `t` is a float.
   mlir::LogicalResult needFloat(DType t);
+  /// `s` is a value of `t` ("a bool constant takes true and false only",
+  /// "value 300 does not fit in u8"); `what` names it ("constant", "'fill'").
+  mlir::LogicalResult checkScalarFits(const Scalar &s, DType t,
+                                      const char *what);
   /// All operands of one dtype ("insert a 'cast'" otherwise).
   mlir::LogicalResult sameDTypes();
   /// The node's shape: its operands' from `first` on, broadcast.

@@ -42,8 +42,8 @@ std::vector<int64_t> ranksOf(const Program &p, int64_t worldSize) {
 }
 
 std::optional<int64_t> resolve(const Peer &peer, int64_t rank, int64_t ws) {
-  int64_t r = peer.relative ? ((rank + peer.value) % ws + ws) % ws : peer.value;
-  if (r < 0 || r >= ws)
+  std::optional<int64_t> r = peer.resolve(rank, ws);
+  if (!r || *r < 0 || *r >= ws)
     return std::nullopt;
   return r;
 }

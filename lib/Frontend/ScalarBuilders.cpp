@@ -4,7 +4,10 @@
 // following NumPy: bool arithmetic is logical (add = or, mul = and), NaN
 // propagates through maximum/minimum, `ne` is true for NaN, casts to bool
 // test for non-zero. f16 and bf16 transcendental functions are computed in
-// f32 and rounded once, as NumPy does.
+// f32 and rounded once, as NumPy does. Unsigned dtypes (v3) are signless
+// integers of their width computed on with the unsigned ops where the sign
+// matters (comparisons, maximum/minimum, rem, widening, float conversion);
+// the rest wraps as two's complement does, as NumPy's does.
 //
 //===----------------------------------------------------------------------===//
 
@@ -28,6 +31,9 @@ Type elementType(MLIRContext *ctx, DType t) {
   case DType::BF16: return b.getBF16Type();
   case DType::F32: return b.getF32Type();
   case DType::F64: return b.getF64Type();
+  case DType::U8: return b.getI8Type();
+  case DType::U16: return b.getI16Type();
+  case DType::U32: return b.getI32Type();
   }
   return {};
 }
@@ -41,8 +47,14 @@ Value constantScalar(OpBuilder &b, Location loc, DType t, double value) {
   Type type = elementType(b.getContext(), t);
   if (isFloat(t))
     return arith::ConstantOp::create(b, loc, b.getFloatAttr(type, value));
-  return arith::ConstantOp::create(b, loc,
-                                   b.getIntegerAttr(type, int64_t(value)));
+  return arith::ConstantOp::create(b, loc, integerAttr(type, int64_t(value)));
+}
+
+IntegerAttr integerAttr(Type type, int64_t value) {
+  // Truncated to the width: u8's 255 is i8's bit pattern 0xff.
+  return IntegerAttr::get(type, llvm::APInt(type.getIntOrFloatBitWidth(),
+                                            uint64_t(value), /*isSigned=*/false,
+                                            /*implicitTrunc=*/true));
 }
 
 Value castScalar(OpBuilder &b, Location loc, Value v, DType from, DType to) {
@@ -55,9 +67,10 @@ Value castScalar(OpBuilder &b, Location loc, Value v, DType from, DType to) {
       return arith::CmpFOp::create(b, loc, arith::CmpFPredicate::UNE, v, zero);
     return arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ne, v, zero);
   }
-  if (from == DType::Bool)
-    return isFloat(to) ? Value(arith::UIToFPOp::create(b, loc, dst, v))
-                       : Value(arith::ExtUIOp::create(b, loc, dst, v));
+  bool fromUnsigned = from == DType::Bool || isUnsigned(from);
+  if (isFloat(to) && !isFloat(from))
+    return fromUnsigned ? Value(arith::UIToFPOp::create(b, loc, dst, v))
+                        : Value(arith::SIToFPOp::create(b, loc, dst, v));
   if (isFloat(from) && isFloat(to)) {
     // f16 <-> bf16 goes through f32: neither holds the other.
     if (dtypeBytes(from) == dtypeBytes(to)) {
@@ -69,12 +82,17 @@ Value castScalar(OpBuilder &b, Location loc, Value v, DType from, DType to) {
                : Value(arith::TruncFOp::create(b, loc, dst, v));
   }
   if (isFloat(from))
-    return arith::FPToSIOp::create(b, loc, dst, v);
-  if (isFloat(to))
-    return arith::SIToFPOp::create(b, loc, dst, v);
-  return dtypeBytes(from) < dtypeBytes(to)
-             ? Value(arith::ExtSIOp::create(b, loc, dst, v))
-             : Value(arith::TruncIOp::create(b, loc, dst, v));
+    return isUnsigned(to) ? Value(arith::FPToUIOp::create(b, loc, dst, v))
+                          : Value(arith::FPToSIOp::create(b, loc, dst, v));
+  // Integers: the source's sign decides the widening (NumPy's astype).
+  unsigned fromBits = v.getType().getIntOrFloatBitWidth();
+  unsigned toBits = dst.getIntOrFloatBitWidth();
+  if (fromBits == toBits)
+    return v; // i8 <-> u8, i32 <-> u32: the same bits
+  if (fromBits > toBits)
+    return arith::TruncIOp::create(b, loc, dst, v);
+  return fromUnsigned ? Value(arith::ExtUIOp::create(b, loc, dst, v))
+                      : Value(arith::ExtSIOp::create(b, loc, dst, v));
 }
 
 /// Runs `fn` in f32 for f16/bf16 operands and rounds the result back.
@@ -97,11 +115,13 @@ Value unaryScalar(OpBuilder &b, Location loc, Op op, DType t, Value x) {
              : Value(arith::SubIOp::create(b, loc, constantScalar(b, loc, t, 0),
                                            x));
   case Op::Abs:
-    if (t == DType::Bool)
+    if (t == DType::Bool || isUnsigned(t))
       return x;
     return f ? Value(math::AbsFOp::create(b, loc, x))
              : Value(math::AbsIOp::create(b, loc, x));
   case Op::Relu:
+    if (isUnsigned(t)) // never below 0
+      return x;
     return f ? Value(arith::MaximumFOp::create(b, loc, x,
                                                constantScalar(b, loc, t, 0)))
              : Value(arith::MaxSIOp::create(b, loc, x,
@@ -166,6 +186,52 @@ static arith::CmpFPredicate floatPredicate(Op op) {
   }
 }
 
+Value remScalar(OpBuilder &b, Location loc, DType t, Value x, Value y) {
+  if (!isFloat(t)) {
+    // A zero divisor ends the run (checkNonzeroDivisor, before this); until
+    // then, and for -1 (whose remainder is 0, where the processor's
+    // division of the most negative value traps), divide by 1.
+    Value zero = constantScalar(b, loc, t, 0);
+    Value one = constantScalar(b, loc, t, 1);
+    Value unsafe = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq, y, zero);
+    if (!isUnsigned(t))
+      unsafe = arith::OrIOp::create(
+          b, loc, unsafe,
+          arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq, y,
+                                constantScalar(b, loc, t, -1)));
+    y = arith::SelectOp::create(b, loc, unsafe, one, y);
+    if (isUnsigned(t))
+      return arith::RemUIOp::create(b, loc, x, y);
+    // NumPy's remainder has the divisor's sign: C's remainder, moved by the
+    // divisor when the two signs differ and it is not 0.
+    Value r = arith::RemSIOp::create(b, loc, x, y);
+    Value nonzero = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ne, r, zero);
+    Value signsDiffer = arith::CmpIOp::create(
+        b, loc, arith::CmpIPredicate::slt,
+        arith::XOrIOp::create(b, loc, r, y), zero);
+    Value fix = arith::AndIOp::create(b, loc, nonzero, signsDiffer);
+    return arith::SelectOp::create(b, loc, fix,
+                                   arith::AddIOp::create(b, loc, r, y), r);
+  }
+  return inWideFloat(b, loc, t, {x, y}, [&](ValueRange v) -> Value {
+    // fmod, moved by the divisor when the signs differ (x % 0 is NaN).
+    Value r = arith::RemFOp::create(b, loc, v[0], v[1]);
+    Value zero = arith::ConstantOp::create(
+        b, loc, b.getFloatAttr(r.getType(), 0.0));
+    Value nonzero = arith::CmpFOp::create(b, loc, arith::CmpFPredicate::ONE, r, zero);
+    Value rNeg = arith::CmpFOp::create(b, loc, arith::CmpFPredicate::OLT, r, zero);
+    Value yNeg = arith::CmpFOp::create(b, loc, arith::CmpFPredicate::OLT, v[1], zero);
+    Value differ = arith::XOrIOp::create(b, loc, rNeg, yNeg);
+    Value fix = arith::AndIOp::create(b, loc, nonzero, differ);
+    Value moved = arith::SelectOp::create(
+        b, loc, fix, arith::AddFOp::create(b, loc, r, v[1]), r);
+    // A zero remainder takes the divisor's sign (NumPy: 4 % -2 is -0.0).
+    Value isZero = arith::CmpFOp::create(b, loc, arith::CmpFPredicate::OEQ, r, zero);
+    return arith::SelectOp::create(
+        b, loc, isZero, math::CopySignOp::create(b, loc, zero, v[1]), moved);
+  });
+}
+
 Value binaryScalar(OpBuilder &b, Location loc, Op op, DType t, Value x,
                    Value y) {
   bool f = isFloat(t), boolean = t == DType::Bool;
@@ -192,13 +258,19 @@ Value binaryScalar(OpBuilder &b, Location loc, Op op, DType t, Value x,
   case Op::Maximum:
     if (boolean)
       return arith::OrIOp::create(b, loc, x, y);
+    if (isUnsigned(t))
+      return arith::MaxUIOp::create(b, loc, x, y);
     return f ? Value(arith::MaximumFOp::create(b, loc, x, y))
              : Value(arith::MaxSIOp::create(b, loc, x, y));
   case Op::Minimum:
     if (boolean)
       return arith::AndIOp::create(b, loc, x, y);
+    if (isUnsigned(t))
+      return arith::MinUIOp::create(b, loc, x, y);
     return f ? Value(arith::MinimumFOp::create(b, loc, x, y))
              : Value(arith::MinSIOp::create(b, loc, x, y));
+  case Op::Rem:
+    return remScalar(b, loc, t, x, y);
   case Op::And:
     return arith::AndIOp::create(b, loc, x, y);
   case Op::Or:
@@ -206,7 +278,7 @@ Value binaryScalar(OpBuilder &b, Location loc, Op op, DType t, Value x,
   case Op::Eq: case Op::Ne: case Op::Lt: case Op::Le: case Op::Gt: case Op::Ge:
     if (f)
       return arith::CmpFOp::create(b, loc, floatPredicate(op), x, y);
-    return arith::CmpIOp::create(b, loc, intPredicate(op, boolean), x, y);
+    return arith::CmpIOp::create(b, loc, intPredicate(op, boolean || isUnsigned(t)), x, y);
   default:
     llvm_unreachable("not a binary op");
   }

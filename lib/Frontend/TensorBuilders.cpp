@@ -8,6 +8,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "TensorBuilders.h"
+#include "rankc/Dialect/Comm/Comm.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
@@ -104,13 +105,12 @@ Value buildElementwise(OpBuilder &b, Location loc, ValueRange inputs,
   return generic.getResult(0);
 }
 
-/// One element of a constant as the attribute of its dtype.
-static Attribute scalarAttr(Builder &b, DType t, const Scalar &s) {
+Attribute scalarAttr(Builder &b, DType t, const Scalar &s) {
   Type type = elementType(b.getContext(), t);
   if (t == DType::Bool)
     return b.getBoolAttr(s.b);
   if (!isFloat(t))
-    return b.getIntegerAttr(type, s.kind == Scalar::Bool ? int64_t(s.b) : s.i);
+    return integerAttr(type, s.kind == Scalar::Bool ? int64_t(s.b) : s.i);
   // Round once, from the exact written value (integers beyond 2^53 too).
   const llvm::fltSemantics &sem = cast<FloatType>(type).getFloatSemantics();
   auto rm = llvm::APFloat::rmNearestTiesToEven;
@@ -204,8 +204,10 @@ static Value reductionInit(OpBuilder &b, Location loc, Op op, DType acc) {
         b, loc, b.getFloatAttr(type, llvm::APFloat::getInf(*sem, isMax)));
   }
   unsigned bits = type.getIntOrFloatBitWidth();
-  llvm::APInt v = isMax ? llvm::APInt::getSignedMinValue(bits)
-                        : llvm::APInt::getSignedMaxValue(bits);
+  llvm::APInt v = isUnsigned(acc) ? (isMax ? llvm::APInt::getMinValue(bits)
+                                           : llvm::APInt::getMaxValue(bits))
+                 : isMax ? llvm::APInt::getSignedMinValue(bits)
+                         : llvm::APInt::getSignedMaxValue(bits);
   return arith::ConstantOp::create(b, loc, b.getIntegerAttr(type, v));
 }
 
@@ -361,6 +363,36 @@ Value buildMatmul(OpBuilder &b, Location loc, const Node &n, Value lhs,
   return linalg::MatmulOp::create(b, loc, TypeRange{init.getType()},
                                   ValueRange{lhs, rhs}, ValueRange{init})
       .getResult(0);
+}
+
+} // namespace rankc::dag
+
+namespace rankc::dag {
+
+Value buildAllReduce(OpBuilder &b, Location loc, const Node &n, Value x,
+                     Attribute tag) {
+  MLIRContext *ctx = b.getContext();
+  auto kind = comm::ReduceKindAttr::get(ctx, comm::ReduceKind(n.reduce));
+  bool flip = isUnsigned(n.outDType) &&
+              (n.reduce == Reduce::Max || n.reduce == Reduce::Min);
+  if (!flip) // sums and products wrap alike signed or not
+    return comm::AllReduceOp::create(b, loc, x.getType(), kind, x, tag);
+  // Unsigned max/min as the signed one on values whose top bit is flipped:
+  // that maps unsigned order onto signed order, and back.
+  auto flipTop = [&](Value v) {
+    return buildElementwise(
+        b, loc, v, n.outShape, n.outDType,
+        [&](OpBuilder &nb, Location l, ValueRange e) -> Value {
+          unsigned bits = e[0].getType().getIntOrFloatBitWidth();
+          Value top = arith::ConstantOp::create(
+              nb, l, IntegerAttr::get(e[0].getType(),
+                                      llvm::APInt::getSignMask(bits)));
+          return arith::XOrIOp::create(nb, l, e[0], top);
+        });
+  };
+  Value reduced = comm::AllReduceOp::create(b, loc, x.getType(), kind,
+                                            flipTop(x), tag);
+  return flipTop(reduced);
 }
 
 } // namespace rankc::dag

@@ -32,6 +32,12 @@ mlir::Value binaryScalar(mlir::OpBuilder &b, mlir::Location loc, Op op,
                          DType t, mlir::Value x, mlir::Value y);
 mlir::Value constantScalar(mlir::OpBuilder &b, mlir::Location loc, DType t,
                            double value);
+/// NumPy's remainder (the divisor's sign); an integer divisor of 0 gives 0
+/// here (checkNonzeroDivisor ends the run first).
+mlir::Value remScalar(mlir::OpBuilder &b, mlir::Location loc, DType t,
+                      mlir::Value x, mlir::Value y);
+/// `value` of an integer `type`, truncated to its width (u8 255 -> 0xff).
+mlir::IntegerAttr integerAttr(mlir::Type type, int64_t value);
 
 // Tensors.
 using ScalarBody = llvm::function_ref<mlir::Value(
@@ -43,8 +49,13 @@ mlir::Value buildElementwise(mlir::OpBuilder &b, mlir::Location loc,
                              llvm::ArrayRef<int64_t> shape, DType out,
                              ScalarBody body);
 
+/// One element of a constant (or a receive's fill) as an attribute of `t`.
+mlir::Attribute scalarAttr(mlir::Builder &b, DType t, const Scalar &s);
 mlir::Value buildConstant(mlir::OpBuilder &b, mlir::Location loc,
                           const Node &n);
+/// comm.allreduce of `x` (unsigned max/min through the signed ones).
+mlir::Value buildAllReduce(mlir::OpBuilder &b, mlir::Location loc,
+                           const Node &n, mlir::Value x, mlir::Attribute tag);
 mlir::Value buildIota(mlir::OpBuilder &b, mlir::Location loc, const Node &n);
 mlir::Value buildReduction(mlir::OpBuilder &b, mlir::Location loc,
                            const Node &n, mlir::Value in, DType inType,
@@ -64,14 +75,20 @@ constexpr llvm::StringLiteral kIndexErrorFunction = "rankc_rt_index_error";
 /// The program function's list of checked nodes (check number -> node id).
 constexpr llvm::StringLiteral kIndexChecks = "rankc.index_checks";
 void declareIndexError(mlir::OpBuilder &b, mlir::ModuleOp module);
+/// A check's entry for an integer `rem` (the runtime's message differs):
+/// "<node id> rem" in kIndexChecks.
+constexpr llvm::StringLiteral kRemCheckSuffix = " rem";
 /// `check` < 0: the indices are known to be in range (no check).
 mlir::Value buildTake(mlir::OpBuilder &b, mlir::Location loc, const Node &n,
-                      mlir::Value x, mlir::Value indices,
+                      mlir::Value x, mlir::Value indices, DType indexType,
                       llvm::ArrayRef<int64_t> xShape, int32_t check);
 mlir::Value buildScatterAdd(mlir::OpBuilder &b, mlir::Location loc,
                             const Node &n, mlir::Value base,
-                            mlir::Value indices, mlir::Value updates,
-                            int32_t check);
+                            mlir::Value indices, DType indexType,
+                            mlir::Value updates, int32_t check);
+/// Ends the run (check `check`) when an integer `divisor` is 0.
+void checkNonzeroDivisor(mlir::OpBuilder &b, mlir::Location loc,
+                         mlir::Value divisor, int32_t check);
 
 // Convolution and pooling (WindowBuilders.cpp).
 mlir::Value buildConv(mlir::OpBuilder &b, mlir::Location loc, const Node &n,

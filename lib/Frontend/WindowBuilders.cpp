@@ -254,8 +254,10 @@ Value buildPool(OpBuilder &b, Location loc, const Node &n, Value x,
   else
     lowest = arith::ConstantOp::create(
         b, loc,
-        b.getIntegerAttr(elem, APInt::getSignedMinValue(
-                                   elem.getIntOrFloatBitWidth())));
+        b.getIntegerAttr(elem, isUnsigned(xType)
+                                   ? APInt::getMinValue(elem.getIntOrFloatBitWidth())
+                                   : APInt::getSignedMinValue(
+                                         elem.getIntOrFloatBitWidth())));
   Value start = maxLike ? lowest : constantScalar(b, loc, xType, 0);
   Value acc = linalg::FillOp::create(
                   b, loc, ValueRange{start},
@@ -331,7 +333,11 @@ Value buildPool(OpBuilder &b, Location loc, const Node &n, Value x,
           greater = arith::OrIOp::create(
               nb, l, gt, arith::AndIOp::create(nb, l, vNan, bestNum));
         } else {
-          greater = arith::CmpIOp::create(nb, l, arith::CmpIPredicate::sgt, v,
+          greater = arith::CmpIOp::create(nb, l,
+                                          isUnsigned(xType)
+                                              ? arith::CmpIPredicate::ugt
+                                              : arith::CmpIPredicate::sgt,
+                                          v,
                                           best);
         }
         if (r == Reduce::Argmax) {

@@ -52,7 +52,14 @@ std::vector<void *> current;       // what each input reads in the next step
 std::vector<void *> outputAt;      // where the last step left each output
 std::vector<int> visibleInputs, visibleOutputs; // rankc_core.h's indices
 std::vector<double> partBegin;
-std::vector<std::string> checks; // node ids, by check number
+// Steps done before this process's first (a resumed run's); the `step` leaf
+// and rankc_core_steps_done count from it.
+int64_t stepOffset = 0;
+struct Check {
+  std::string node;
+  bool rem = false; // an integer divisor, not an index
+};
+std::vector<Check> checks; // by check number
 // rankc_rt_index_record's buffer (GPU kernels' index errors), once asked for.
 void *indexRecord = nullptr;
 
@@ -124,6 +131,34 @@ void parseManifest() {
       size_t index;
       l >> index;
       inputs.at(index).zero = true;
+    } else if (kind == "step") {
+      size_t index;
+      l >> index;
+      inputs.at(index).step = true;
+    } else if (kind == "grid") {
+      size_t event, d;
+      l >> event >> d;
+      GridPeer &g = events.at(event).grid;
+      g.shape.resize(d);
+      g.shift.resize(d);
+      for (int64_t &p : g.shape)
+        l >> p;
+      for (int64_t &s : g.shift)
+        l >> s;
+      for (size_t i = 0; i < d; ++i) {
+        int periodic;
+        l >> periodic;
+        g.periodic.push_back(periodic != 0);
+      }
+    } else if (kind == "fill") {
+      size_t event;
+      int dtype;
+      std::string value;
+      l >> event >> dtype >> value;
+      EventInfo &e = events.at(event);
+      e.fillDtype = dtype;
+      e.fillFloat = std::strtod(value.c_str(), nullptr);
+      e.fillInt = std::strtoll(value.c_str(), nullptr, 10);
     } else if (kind == "state") {
       size_t input;
       int output;
@@ -131,9 +166,9 @@ void parseManifest() {
       inputs.at(input).stateOf = output;
     } else if (kind == "check") {
       int index;
-      std::string node;
-      l >> index >> node;
-      checks.push_back(node);
+      std::string node, what;
+      l >> index >> node >> what;
+      checks.push_back({node, what == "rem"});
     } else if (kind == "event") {
       EventInfo e;
       int index;
@@ -143,13 +178,22 @@ void parseManifest() {
     }
   }
   for (size_t i = 0; i < inputs.size(); ++i)
-    if (!inputs[i].zero)
+    if (!inputs[i].zero && !inputs[i].step)
       visibleInputs.push_back(i);
   for (size_t i = 0; i < outputs.size(); ++i)
     if (!outputs[i].names.empty())
       visibleOutputs.push_back(i);
 }
 } // namespace
+
+void fillBuffer(void *buffer, size_t bytes, const EventInfo &e) {
+  size_t size = npy::elementBytes(e.fillDtype);
+  std::vector<char> host(bytes);
+  for (size_t i = 0; i < bytes / size; ++i)
+    npy::storeElement(e.fillDtype, host.data(), i, e.fillFloat, e.fillInt,
+                      e.fillInt != 0 || e.fillFloat != 0);
+  copyFromHost(buffer, host.data(), bytes);
+}
 
 size_t TensorInfo::bytes() const {
   return size_t(elements()) * npy::elementBytes(dtype);
@@ -262,8 +306,11 @@ void rankc_rt_output(int32_t index, int64_t data) {
 }
 
 void rankc_rt_index_error(int32_t check, int64_t index, int64_t bound) {
-  const char *node =
-      check >= 0 && size_t(check) < checks.size() ? checks[check].c_str() : "?";
+  bool known = check >= 0 && size_t(check) < checks.size();
+  const char *node = known ? checks[check].node.c_str() : "?";
+  if (known && checks[check].rem)
+    fail("node '%s': integer remainder by zero (rem with a divisor of 0)",
+         node);
   fail("node '%s': index %lld is out of range [0, %lld)", node,
        (long long)index, (long long)bound);
 }
@@ -346,7 +393,7 @@ const int64_t *rankc_core_output_shape(int i) {
   return visibleOutput(i).shape.data();
 }
 int rankc_core_input_is_state(int i) { return visibleInput(i).stateOf >= 0; }
-int64_t rankc_core_steps_done(void) { return stepTimes.size(); }
+int64_t rankc_core_steps_done(void) { return stepTimes.size() + stepOffset; }
 
 void rankc_core_set_input(int i, const void *host) {
   visibleInput(i);
@@ -356,7 +403,17 @@ void rankc_core_set_input(int i, const void *host) {
 }
 
 void rankc_core_step(void) {
-  int64_t step = stepTimes.size();
+  int64_t step = stepTimes.size(); // of this process (arenas, recordings)
+  // `step` leaves: the number of this step, in their dtype.
+  int64_t number = step + stepOffset;
+  for (size_t i = 0; i < inputs.size(); ++i)
+    if (inputs[i].step) {
+      char value[8] = {};
+      npy::storeElement(inputs[i].dtype, value, 0, double(number), number,
+                        number != 0);
+      copyFromHost(inputBuffers[i], value, inputs[i].bytes());
+      current[i] = inputBuffers[i];
+    }
   // Carried values that live in the arena this step reuses move first.
   std::vector<std::pair<void **, size_t>> carried;
   for (size_t i = 0; i < inputs.size(); ++i)

@@ -25,6 +25,7 @@ struct TensorInfo {
   int dtype = 0;
   std::vector<int64_t> shape;
   bool zero = false;      // optimizer state: zeros before the first step
+  bool step = false;      // a `step` leaf: the step number, set each step
   int stateOf = -1;       // inputs: the output carried into it, or -1
   int64_t elements() const {
     int64_t n = 1;
@@ -34,9 +35,20 @@ struct TensorInfo {
   }
   size_t bytes() const;
 };
+/// A message's peer on a process grid (manifest `grid` lines).
+struct GridPeer {
+  std::vector<int64_t> shape, shift;
+  std::vector<bool> periodic;
+};
 struct EventInfo {
   std::string kind, node, tag;
+  GridPeer grid;            // shape empty: not a grid peer
+  int fillDtype = -1;       // a receive's value from no peer (manifest `fill`)
+  double fillFloat = 0;
+  int64_t fillInt = 0;
 };
+/// Fills `bytes` of a receive's buffer with its event's `fill` (no peer).
+void fillBuffer(void *buffer, size_t bytes, const EventInfo &e);
 struct TraceEvent {
   std::string name, category;
   double begin, end;

@@ -110,11 +110,13 @@ bool ncclType(int dtype, int reduce, ncclDataType_t &type, ncclRedOp_t &op) {
   case RANKC_I8: type = ncclInt8; break;
   case RANKC_I32: type = ncclInt32; break;
   case RANKC_I64: type = ncclInt64; break;
+  case RANKC_U8: type = ncclUint8; break;
+  case RANKC_U32: type = ncclUint32; break;
   case RANKC_BOOL: // 0 or 1: or is max, and is min
     type = ncclUint8;
     op = reduce == RANKC_MIN || reduce == RANKC_PROD ? ncclMin : ncclMax;
     return true;
-  default: return false; // f16/bf16 reduce in f32 under MPI
+  default: return false; // f16/bf16 reduce in f32, u16 as it is, under MPI
   }
   bool floating = dtype == RANKC_F32 || dtype == RANKC_F64;
   switch (reduce) {

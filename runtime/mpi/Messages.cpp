@@ -74,10 +74,28 @@ int messageSize(int64_t bytes, int event) {
   return int(bytes);
 }
 
-int64_t resolvePeer(int64_t peer, int32_t relative) {
-  if (relative)
+/// The rank a message goes to or comes from: MPI_PROC_NULL past the edge
+/// of a grid (rankc_runtime.h's rankc_peer_kind).
+int64_t resolvePeer(int64_t peer, int32_t kind, int event) {
+  if (kind == RANKC_PEER_OFFSET)
     return (((peer % worldSize) + worldSize) + rank) % worldSize;
-  return peer;
+  if (kind != RANKC_PEER_GRID)
+    return peer;
+  // Row-major coordinates, moved by the shift (ProcessGrid.h's rule).
+  const GridPeer &g = events.at(event).grid;
+  int64_t at = 0, rest = rank, stride = 1;
+  for (size_t i = g.shape.size(); i-- > 0;) {
+    int64_t p = g.shape[i], c = rest % p + g.shift[i];
+    rest /= p;
+    if (c < 0 || c >= p) {
+      if (!g.periodic[i])
+        return MPI_PROC_NULL;
+      c = (c % p + p) % p;
+    }
+    at += c * stride;
+    stride *= p;
+  }
+  return at;
 }
 
 MPI_Op mpiOp(int reduce, int dtype) {
@@ -97,6 +115,9 @@ MPI_Datatype mpiType(int dtype) {
   case RANKC_I8: return MPI_INT8_T;
   case RANKC_I32: return MPI_INT32_T;
   case RANKC_I64: return MPI_INT64_T;
+  case RANKC_U8: return MPI_UINT8_T;
+  case RANKC_U16: return MPI_UINT16_T;
+  case RANKC_U32: return MPI_UINT32_T;
   case RANKC_F64: return MPI_DOUBLE;
   default: return MPI_FLOAT; // f32, and f16/bf16 widened to f32
   }
@@ -108,8 +129,14 @@ MPI_Datatype mpiType(int dtype) {
 int64_t startMessage(bool send, int64_t data, int64_t bytes, int64_t peer,
                      int32_t relative, int32_t mpiTag, int32_t event) {
   int64_t handle;
-  Request &r = newRequest(handle, event, resolvePeer(peer, relative));
+  Request &r = newRequest(handle, event, resolvePeer(peer, relative, event));
   void *buffer = reinterpret_cast<void *>(data);
+  if (r.peer == MPI_PROC_NULL) {
+    // No peer (a grid's edge): a send does nothing, a receive is its fill.
+    if (!send)
+      fillBuffer(buffer, bytes, events.at(event));
+    return handle; // r.mpi is MPI_REQUEST_NULL: done
+  }
   if (rankc::rt::mpiTakesBuffers()) {
     rankc::rt::synchronizeBuffers(); // MPI reads or writes it from now on
   } else {

@@ -14,7 +14,11 @@
 namespace npy {
 
 size_t elementBytes(int dtype) {
-  static const size_t bytes[] = {1, 1, 4, 8, 2, 2, 4, 8};
+  static const size_t bytes[] = {
+#define RANKC_X(e, name, bytes, descr, ctype) bytes,
+      RANKC_DTYPES(RANKC_X)
+#undef RANKC_X
+  };
   return bytes[dtype];
 }
 
@@ -269,6 +273,9 @@ double loadElement(int dtype, const void *data, int64_t i) {
   case RANKC_F16: return halfToFloat(static_cast<const uint16_t *>(data)[i]);
   case RANKC_BF16: return bf16ToFloat(static_cast<const uint16_t *>(data)[i]);
   case RANKC_F32: return static_cast<const float *>(data)[i];
+  case RANKC_U8: return static_cast<const uint8_t *>(data)[i];
+  case RANKC_U16: return static_cast<const uint16_t *>(data)[i];
+  case RANKC_U32: return static_cast<const uint32_t *>(data)[i];
   default: return static_cast<const double *>(data)[i];
   }
 }
@@ -283,6 +290,9 @@ void storeElement(int dtype, void *data, int64_t i, double f, int64_t k,
   case RANKC_F16: static_cast<uint16_t *>(data)[i] = floatToHalf(float(f)); break;
   case RANKC_BF16: static_cast<uint16_t *>(data)[i] = floatToBf16(float(f)); break;
   case RANKC_F32: static_cast<float *>(data)[i] = float(f); break;
+  case RANKC_U8: static_cast<uint8_t *>(data)[i] = uint8_t(k); break;
+  case RANKC_U16: static_cast<uint16_t *>(data)[i] = uint16_t(k); break;
+  case RANKC_U32: static_cast<uint32_t *>(data)[i] = uint32_t(k); break;
   default: static_cast<double *>(data)[i] = f; break;
   }
 }

@@ -1,6 +1,7 @@
 //===- CommAttributes.cpp - comm enums, attributes and types --------------===//
 
 #include "rankc/Dialect/Comm/Comm.h"
+#include "rankc/Support/ProcessGrid.h"
 
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/DialectImplementation.h"
@@ -40,6 +41,30 @@ BucketAttr::verify(function_ref<InFlightDiagnostic()> emitError, int64_t index,
   if (!llvm::all_of(params, [](Attribute p) { return isa<StringAttr>(p); }))
     return emitError() << "a bucket's params are parameter ids (strings)";
   return success();
+}
+
+LogicalResult GridAttr::verify(function_ref<InFlightDiagnostic()> emitError,
+                               ArrayRef<int64_t> shape, ArrayRef<int64_t> shift,
+                               DenseBoolArrayAttr periodic) {
+  if (shape.empty() || shift.size() != shape.size() ||
+      size_t(periodic.size()) != shape.size())
+    return emitError() << "a grid needs one shift and one periodic flag per "
+                          "axis of a non-empty shape";
+  if (llvm::any_of(shape, [](int64_t p) { return p < 1; }))
+    return emitError() << "a grid's extents are >= 1";
+  return success();
+}
+
+int64_t GridAttr::resolve(int64_t rank) const {
+  return gridPeer(getShape(), getShift(),
+                  [&](size_t i) { return getPeriodic()[i]; }, rank);
+}
+
+bool GridAttr::leavesGrid() const {
+  for (size_t i = 0; i < getShape().size(); ++i)
+    if (getShift()[i] != 0 && !getPeriodic()[i])
+      return true;
+  return false;
 }
 
 LogicalResult OptimizerAttr::verify(
@@ -105,6 +130,8 @@ std::string rankc::comm::tagToString(Attribute tag) {
 std::string rankc::comm::dtypeName(Type type) {
   if (type.isInteger(1))
     return "bool";
+  if (type.isInteger(16)) // the only 16-bit integer of the DAG format
+    return "u16";
   if (type.isBF16())
     return "bf16";
   std::string s;

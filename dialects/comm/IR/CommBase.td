@@ -10,6 +10,7 @@
 #define RANKC_COMM_BASE_TD
 
 include "mlir/IR/OpBase.td"
+include "mlir/IR/BuiltinAttributeInterfaces.td"
 include "mlir/IR/AttrTypeBase.td"
 include "mlir/IR/EnumAttr.td"
 include "mlir/Interfaces/SideEffectInterfaces.td"
@@ -47,6 +48,12 @@ def Comm_Dialect : Dialect {
     - `comm.update_of` (function result, string): the parameter's value
       after the optimizer's update; carried into the next step as that
       parameter.
+    - `comm.step` (function argument, string): the DAG node id of a `step`
+      leaf (v3): a scalar the runtime sets to the number of the step being
+      run (0, 1, ...), never read from files.
+    - `comm.unsigned` (function argument and result, unit): the integer
+      values are unsigned (u8, u16, u32 in files; i8, i16, i32 in the IR,
+      which computes on them with unsigned ops where the sign matters).
   }];
   let hasOperationAttrVerify = 1;
   let hasRegionArgAttrVerify = 1;
@@ -70,6 +77,8 @@ def Comm_Dialect : Dialect {
     static constexpr ::llvm::StringLiteral kState = "comm.state";
     static constexpr ::llvm::StringLiteral kOptimizerState = "comm.optimizer_state";
     static constexpr ::llvm::StringLiteral kUpdateOf = "comm.update_of";
+    static constexpr ::llvm::StringLiteral kStep = "comm.step";
+    static constexpr ::llvm::StringLiteral kUnsigned = "comm.unsigned";
   }];
 }
 
@@ -100,7 +109,9 @@ def Comm_ReduceKindAttr : EnumAttr<Comm_Dialect, Comm_ReduceKind, "reduce"> {
 def Comm_TagAttr : AnyAttrOf<[I64Attr, StrAttr]>;
 
 // Element types that the DAG format knows.
-def Comm_Element : AnyTypeOf<[I1, I8, I32, I64, F16, BF16, F32, F64]>;
+// Element types that the DAG format knows (u8 and u32 travel as i8 and
+// i32, u16 as i16: signless, as arith computes on them).
+def Comm_Element : AnyTypeOf<[I1, I8, I16, I32, I64, F16, BF16, F32, F64]>;
 def Comm_Tensor : RankedTensorOf<[Comm_Element]>;
 
 def Comm_OptimizerKind : I32EnumAttr<"OptimizerKind", "the data-parallel optimizer", [
@@ -183,6 +194,33 @@ def Comm_BucketAttr : AttrDef<Comm_Dialect, "Bucket"> {
                         "int64_t":$bytes, "::mlir::StringAttr":$dtype);
   let assemblyFormat = "`<` struct(params) `>`";
   let genVerifyDecl = 1;
+}
+
+def Comm_GridAttr : AttrDef<Comm_Dialect, "Grid"> {
+  let mnemonic = "grid";
+  let summary = "a peer on a row-major process grid (MPI_Cart_shift's)";
+  let description = [{
+    The ranks form a row-major grid of extents `shape` (their product is the
+    world size); the peer of a rank is the rank at its coordinates moved by
+    `shift`. Past the edge of an axis that is not `periodic` there is no
+    peer (MPI_PROC_NULL): a send does nothing, a receive gives its `fill`.
+
+    ```mlir
+    comm.send %x to grid #comm.grid<shape = [2, 3], shift = [0, 1],
+        periodic = array<i1: false, false>> tag "east" : tensor<8xf32>
+    ```
+  }];
+  let parameters = (ins ArrayRefParameter<"int64_t">:$shape,
+                        ArrayRefParameter<"int64_t">:$shift,
+                        "::mlir::DenseBoolArrayAttr":$periodic);
+  let assemblyFormat = "`<` struct(params) `>`";
+  let genVerifyDecl = 1;
+  let extraClassDeclaration = [{
+    /// The peer of `rank`, or -1 where there is none.
+    int64_t resolve(int64_t rank) const;
+    /// Whether some rank has no peer.
+    bool leavesGrid() const;
+  }];
 }
 
 def Comm_RequestType : TypeDef<Comm_Dialect, "Request"> {

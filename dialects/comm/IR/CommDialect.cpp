@@ -107,10 +107,22 @@ static LogicalResult verifyProgram(FunctionOpInterface fn) {
     auto input = fn.getArgAttrOfType<StringAttr>(i, CommDialect::kInput);
     auto param = fn.getArgAttrOfType<StringAttr>(i, CommDialect::kParam);
     auto hidden = fn.getArgAttrOfType<StringAttr>(i, CommDialect::kOptimizerState);
-    if (int(bool(input)) + int(bool(param)) + int(bool(hidden)) != 1)
+    auto step = fn.getArgAttrOfType<StringAttr>(i, CommDialect::kStep);
+    if (int(bool(input)) + int(bool(param)) + int(bool(hidden)) +
+            int(bool(step)) != 1)
       return fn.emitOpError("argument #")
-             << i << " must have exactly one of 'comm.input', 'comm.param' "
-                     "and 'comm.optimizer_state'";
+             << i << " must have exactly one of 'comm.input', 'comm.param', "
+                     "'comm.optimizer_state' and 'comm.step'";
+    if (step) {
+      auto t = dyn_cast<RankedTensorType>(fn.getArgumentTypes()[i]);
+      if (!t || t.getRank() != 0)
+        return fn.emitOpError("argument #")
+               << i << ": the step number 'comm.step' is a 0-d tensor";
+      if (!ids.insert(step.getValue()).second)
+        return fn.emitOpError("two arguments have the id '")
+               << step.getValue() << "'";
+      continue;
+    }
     if (hidden) {
       if (!optimizerState.try_emplace(hidden.getValue(), fn.getArgumentTypes()[i])
                .second)
@@ -267,6 +279,22 @@ LogicalResult CommDialect::verifyOperationAttribute(Operation *op,
 // Argument and result attributes
 //===----------------------------------------------------------------------===//
 
+/// `comm.unsigned`: a unit attribute on a tensor of 8, 16 or 32-bit integers.
+static LogicalResult verifyUnsigned(Operation *op, StringRef what,
+                                    unsigned index, Attribute value,
+                                    ArrayRef<Type> types) {
+  auto t = index < types.size() ? dyn_cast<RankedTensorType>(types[index])
+                                : RankedTensorType();
+  unsigned bits = t && t.getElementType().isSignlessInteger()
+                      ? t.getElementType().getIntOrFloatBitWidth()
+                      : 0;
+  if (!isa<UnitAttr>(value) || (bits != 8 && bits != 16 && bits != 32))
+    return op->emitOpError() << what << " #" << index
+                             << ": 'comm.unsigned' is a unit attribute on a "
+                                "tensor of i8, i16 or i32 (u8, u16, u32)";
+  return success();
+}
+
 LogicalResult CommDialect::verifyRegionArgAttribute(Operation *op, unsigned,
                                                     unsigned argIndex,
                                                     NamedAttribute attr) {
@@ -278,7 +306,14 @@ LogicalResult CommDialect::verifyRegionArgAttribute(Operation *op, unsigned,
              << argIndex << ": 'comm.optimizer_state' must be a name";
     return success();
   }
-  if (name != kInput && name != kParam)
+  if (name == kUnsigned) {
+    auto fn = dyn_cast<FunctionOpInterface>(op);
+    if (!fn)
+      return op->emitOpError("'comm.unsigned' is only valid on a function");
+    return verifyUnsigned(op, "argument", argIndex, attr.getValue(),
+                          fn.getArgumentTypes());
+  }
+  if (name != kInput && name != kParam && name != kStep)
     return op->emitOpError("'")
            << name << "' is not valid on a function argument";
   auto id = dyn_cast<StringAttr>(attr.getValue());
@@ -308,6 +343,9 @@ LogicalResult CommDialect::verifyRegionResultAttribute(Operation *op, unsigned,
     }
     return success();
   }
+  if (name == kUnsigned)
+    return verifyUnsigned(op, "result", resultIndex, attr.getValue(),
+                          fn.getResultTypes());
   if (name == kOptimizerState) {
     auto s = dyn_cast<StringAttr>(attr.getValue());
     if (!s || s.getValue().empty())

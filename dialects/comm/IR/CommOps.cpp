@@ -13,8 +13,12 @@ using namespace rankc::comm;
 //===----------------------------------------------------------------------===//
 
 static ParseResult parsePeer(OpAsmParser &parser, IntegerAttr &peer,
-                             UnitAttr &relative) {
+                             UnitAttr &relative, GridAttr &grid) {
   int64_t value = 0;
+  if (succeeded(parser.parseOptionalKeyword("grid"))) {
+    peer = parser.getBuilder().getI64IntegerAttr(0);
+    return parser.parseCustomAttributeWithFallback(grid);
+  }
   if (succeeded(parser.parseOptionalKeyword("offset"))) {
     relative = parser.getBuilder().getUnitAttr();
   } else if (parser.parseKeyword("rank")) {
@@ -27,7 +31,12 @@ static ParseResult parsePeer(OpAsmParser &parser, IntegerAttr &peer,
 }
 
 static void printPeer(OpAsmPrinter &printer, Operation *, IntegerAttr peer,
-                      UnitAttr relative) {
+                      UnitAttr relative, GridAttr grid) {
+  if (grid) {
+    printer << "grid ";
+    printer.printStrippedAttrOrType(grid);
+    return;
+  }
   printer << (relative ? "offset " : "rank ") << peer.getInt();
 }
 
@@ -70,22 +79,42 @@ static LogicalResult verifyShapeAndTag(Operation *op, RankedTensorType type,
 /// Shared checks of every message: a static shape and a valid tag and peer.
 static LogicalResult verifyMessage(Operation *op, RankedTensorType type,
                                    int64_t peer, bool relative,
-                                   Attribute tag) {
+                                   Attribute tag, GridAttr grid = {}) {
   if (failed(verifyShapeAndTag(op, type, tag)))
     return failure();
-  if (!relative && peer < 0)
+  if (grid && (relative || peer != 0))
+    return op->emitOpError("a grid peer has no rank or offset besides it");
+  if (!grid && !relative && peer < 0)
     return op->emitOpError("peer rank must be >= 0, got ") << peer;
+  return success();
+}
+
+/// A receive's `fill`: a scalar of its element type, present wherever its
+/// grid peer may be missing.
+static LogicalResult verifyFill(Operation *op, RankedTensorType type,
+                                GridAttr grid, TypedAttr fill) {
+  if (fill && fill.getType() != type.getElementType())
+    return op->emitOpError("'fill' must be a scalar of the element type ")
+           << type.getElementType() << ", got " << fill;
+  if (fill && !isa<IntegerAttr, FloatAttr>(fill))
+    return op->emitOpError("'fill' must be an integer or float attribute");
+  if (grid && grid.leavesGrid() && !fill)
+    return op->emitOpError("receives from a grid peer that some ranks lack "
+                           "(a shift off a non-periodic axis): it needs 'fill'");
   return success();
 }
 
 LogicalResult SendOp::verify() {
   return verifyMessage(*this, getValue().getType(), getPeer(), getRelative(),
-                       getTag());
+                       getTag(), getGridAttr());
 }
 
 LogicalResult RecvOp::verify() {
-  return verifyMessage(*this, getResult().getType(), getPeer(), getRelative(),
-                       getTag());
+  if (failed(verifyMessage(*this, getResult().getType(), getPeer(),
+                           getRelative(), getTag(), getGridAttr())))
+    return failure();
+  return verifyFill(*this, getResult().getType(), getGridAttr(),
+                    getFillAttr());
 }
 
 /// The checks every allreduce shares, started or not.
@@ -115,15 +144,16 @@ LogicalResult AllReduceOp::verify() {
 void ISendOp::build(OpBuilder &b, OperationState &state, Value value,
                     SendOp send, int32_t event) {
   build(b, state, RequestType::get(b.getContext(), Type()), value,
-        send.getPeerAttr(), send.getRelativeAttr(), send.getTagAttr(),
-        send.getMpiTagAttr(), b.getI32IntegerAttr(event));
+        send.getPeerAttr(), send.getRelativeAttr(), send.getGridAttr(),
+        send.getTagAttr(), send.getMpiTagAttr(), b.getI32IntegerAttr(event));
 }
 
 void IRecvOp::build(OpBuilder &b, OperationState &state, RecvOp recv,
                     int32_t event) {
   build(b, state, RequestType::get(b.getContext(), recv.getResult().getType()),
-        recv.getPeerAttr(), recv.getRelativeAttr(), recv.getTagAttr(),
-        recv.getMpiTagAttr(), b.getI32IntegerAttr(event));
+        recv.getPeerAttr(), recv.getRelativeAttr(), recv.getGridAttr(),
+        recv.getTagAttr(), recv.getMpiTagAttr(), b.getI32IntegerAttr(event),
+        recv.getFillAttr());
 }
 
 void IAllReduceOp::build(OpBuilder &b, OperationState &state,
@@ -136,7 +166,7 @@ void IAllReduceOp::build(OpBuilder &b, OperationState &state,
 
 LogicalResult ISendOp::verify() {
   return verifyMessage(*this, getValue().getType(), getPeer(), getRelative(),
-                       getTag());
+                       getTag(), getGridAttr());
 }
 
 LogicalResult IRecvOp::verify() {
@@ -145,7 +175,10 @@ LogicalResult IRecvOp::verify() {
   if (!type)
     return emitOpError("a receive's request names the tensor it delivers: "
                        "!comm.request<tensor<...>>");
-  return verifyMessage(*this, type, getPeer(), getRelative(), getTag());
+  if (failed(verifyMessage(*this, type, getPeer(), getRelative(), getTag(),
+                           getGridAttr())))
+    return failure();
+  return verifyFill(*this, type, getGridAttr(), getFillAttr());
 }
 
 LogicalResult IAllReduceOp::verify() {

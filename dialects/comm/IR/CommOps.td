@@ -11,16 +11,19 @@ def Comm_SendOp : Comm_Op<"send", [
   let description = [{
     Sends `value` to a peer rank under `tag`. The peer is an absolute rank
     (`to rank 3`) or an offset from the executing rank modulo the world size
-    (`to offset -1`). A send has no result and is never removed.
+    (`to offset -1`) or a rank on a process grid (`to grid #comm.grid<...>`,
+    none past a non-periodic edge: then the send does nothing). A send has
+    no result and is never removed.
 
     ```mlir
     comm.send %halo to offset 1 tag "east" : tensor<8xf32>
     ```
   }];
   let arguments = (ins Comm_Tensor:$value, I64Attr:$peer, UnitAttr:$relative,
+                       OptionalAttr<Comm_GridAttr>:$grid,
                        Comm_TagAttr:$tag, OptionalAttr<I32Attr>:$mpi_tag);
   let assemblyFormat = [{
-    $value `to` custom<Peer>($peer, $relative) `tag` custom<Tag>($tag)
+    $value `to` custom<Peer>($peer, $relative, $grid) `tag` custom<Tag>($tag)
     attr-dict `:` type($value)
   }];
   let hasVerifier = 1;
@@ -33,17 +36,21 @@ def Comm_RecvOp : Comm_Op<"recv", [
     The tensor that the peer rank sends to this rank under `tag`. Never
     removed, even when its result is unused: its sender would wait forever.
     `mpi_tag`, set by comm-assign-mpi-tags, is the MPI tag the message
-    travels with (the same number on both ends).
+    travels with (the same number on both ends). From a grid peer that a
+    rank does not have, the result is `fill` (a scalar of the element type,
+    required when the grid's shift leaves a non-periodic axis) everywhere.
 
     ```mlir
     %h = comm.recv from rank 0 tag 7 : tensor<8xf32>
     ```
   }];
-  let arguments = (ins I64Attr:$peer, UnitAttr:$relative, Comm_TagAttr:$tag,
-                       OptionalAttr<I32Attr>:$mpi_tag);
+  let arguments = (ins I64Attr:$peer, UnitAttr:$relative,
+                       OptionalAttr<Comm_GridAttr>:$grid, Comm_TagAttr:$tag,
+                       OptionalAttr<I32Attr>:$mpi_tag,
+                       OptionalAttr<TypedAttrInterface>:$fill);
   let results = (outs Comm_Tensor:$result);
   let assemblyFormat = [{
-    `from` custom<Peer>($peer, $relative) `tag` custom<Tag>($tag)
+    `from` custom<Peer>($peer, $relative, $grid) `tag` custom<Tag>($tag)
     attr-dict `:` type($result)
   }];
   let hasVerifier = 1;
@@ -89,11 +96,12 @@ def Comm_ISendOp : Comm_Op<"isend", [
     ```
   }];
   let arguments = (ins Comm_Tensor:$value, I64Attr:$peer, UnitAttr:$relative,
+                       OptionalAttr<Comm_GridAttr>:$grid,
                        Comm_TagAttr:$tag, OptionalAttr<I32Attr>:$mpi_tag,
                        I32Attr:$event);
   let results = (outs Comm_SendRequest:$request);
   let assemblyFormat = [{
-    $value `to` custom<Peer>($peer, $relative) `tag` custom<Tag>($tag)
+    $value `to` custom<Peer>($peer, $relative, $grid) `tag` custom<Tag>($tag)
     `event` $event attr-dict `:` type($value)
   }];
   let builders = [OpBuilder<(ins "::mlir::Value":$value, "SendOp":$send,
@@ -112,11 +120,13 @@ def Comm_IRecvOp : Comm_Op<"irecv", [
     %r = comm.irecv from rank 0 tag 7 event 1 : !comm.request<tensor<8xf32>>
     ```
   }];
-  let arguments = (ins I64Attr:$peer, UnitAttr:$relative, Comm_TagAttr:$tag,
-                       OptionalAttr<I32Attr>:$mpi_tag, I32Attr:$event);
+  let arguments = (ins I64Attr:$peer, UnitAttr:$relative,
+                       OptionalAttr<Comm_GridAttr>:$grid, Comm_TagAttr:$tag,
+                       OptionalAttr<I32Attr>:$mpi_tag, I32Attr:$event,
+                       OptionalAttr<TypedAttrInterface>:$fill);
   let results = (outs Comm_RequestType:$request);
   let assemblyFormat = [{
-    `from` custom<Peer>($peer, $relative) `tag` custom<Tag>($tag)
+    `from` custom<Peer>($peer, $relative, $grid) `tag` custom<Tag>($tag)
     `event` $event attr-dict `:` qualified(type($request))
   }];
   let builders = [OpBuilder<(ins "RecvOp":$recv, "int32_t":$event)>];

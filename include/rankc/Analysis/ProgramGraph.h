@@ -14,6 +14,7 @@
 
 #include "mlir/IR/Location.h"
 #include "llvm/ADT/STLFunctionalExtras.h"
+#include "llvm/ADT/SmallVector.h"
 
 #include <cstdint>
 #include <functional>
@@ -34,12 +35,21 @@ enum class EventKind : uint8_t { Send, Recv, AllReduce };
 using TagValue = std::variant<int64_t, std::string>;
 std::string tagText(const TagValue &tag); // 7 or "halo"
 
+/// A peer on a process grid (dag-format.md v3; rankc/Support/ProcessGrid.h).
+struct GridPeer {
+  llvm::SmallVector<int64_t, 3> grid, shift;
+  llvm::SmallVector<bool, 3> periodic;
+  /// The peer of `rank`, or -1 (none: past a non-periodic edge).
+  int64_t resolve(int64_t rank) const;
+};
+
 /// One send, receive or allreduce of a program.
 struct CommEvent {
   uint32_t node = 0; // index into the program's nodes
   EventKind kind = EventKind::Send;
   int64_t peer = 0;      // dest (send) or src (recv); unused for allreduce
   bool relative = false; // peer is an offset from the executing rank
+  std::optional<GridPeer> grid; // instead of peer/relative
   TagValue tag;
   std::string type;   // shape and dtype, e.g. "f32[4, 4]": equal iff equal
   std::string reduce; // allreduce only

@@ -1,6 +1,6 @@
 //===- Dag.h - the serialized DAG, parsed -----------------------*- C++ -*-===//
 //
-// The in-memory form of a `rankc-dag` version 1 or 2 document (see
+// The in-memory form of a `rankc-dag` version 1, 2 or 3 document (see
 // shared/spec/dag-format.md). The JSON reader fills it with what the text
 // says, checking JSON types and keys; the checker resolves names, infers
 // shapes and dtypes and enforces the spec's rules; the importer turns a
@@ -29,7 +29,9 @@
 
 namespace rankc::dag {
 
-enum class DType : uint8_t { Bool, I8, I32, I64, F16, BF16, F32, F64 };
+/// In rankc_runtime.h's order (RANKC_DTYPES): the unsigned dtypes of
+/// version 3 come last.
+enum class DType : uint8_t { Bool, I8, I32, I64, F16, BF16, F32, F64, U8, U16, U32 };
 
 std::optional<DType> parseDType(std::string_view name);
 const char *dtypeName(DType t);
@@ -37,14 +39,17 @@ const char *dtypeName(DType t);
 using rankc::typeText;
 unsigned dtypeBytes(DType t);
 bool isFloat(DType t);
-bool isInteger(DType t); // i8 i32 i64 (not bool)
+bool isInteger(DType t); // i8 i32 i64 u8 u16 u32 (not bool)
+bool isUnsigned(DType t); // u8 u16 u32
+/// The version of dag-format.md that introduced `t` (1, or 3 for u8 u16 u32).
+int dtypeVersion(DType t);
 
 /// The keys a node may carry besides "id" and "op"; NodeKey gives each a
 /// bit (in this order), keyName and parseNodeKey its spelling.
 #define RANKC_DAG_KEYS(X)                                                      \
   X(args) X(shape) X(dtype) X(value) X(axis) X(axes) X(keepdims) X(spec)       \
   X(perm) X(begin) X(end) X(step) X(dest) X(src) X(tag) X(reduce) X(stride)    \
-  X(padding) X(dilation) X(input_dilation) X(groups) X(window)
+  X(padding) X(dilation) X(input_dilation) X(groups) X(window) X(fill)
 
 enum class KeyIndex : uint8_t {
 #define RANKC_X(key) key,
@@ -81,6 +86,7 @@ enum class OpClass : uint8_t {
   X(Param, "param", Leaf, 0, 0, K_type)                                        \
   X(Constant, "constant", Leaf, 0, K_value, K_value | K_dtype)                 \
   X(Iota, "iota", Leaf, 0, K_axis, K_type | K_axis)                            \
+  X(Step, "step", Leaf, 0, 0, 0)                                               \
   X(Neg, "neg", Unary, 1, 0, 0) X(Abs, "abs", Unary, 1, 0, 0)                  \
   X(Exp, "exp", Unary, 1, 0, 0) X(Log, "log", Unary, 1, 0, 0)                  \
   X(Sqrt, "sqrt", Unary, 1, 0, 0) X(Rsqrt, "rsqrt", Unary, 1, 0, 0)            \
@@ -92,7 +98,7 @@ enum class OpClass : uint8_t {
   X(Add, "add", Binary, 2, 0, 0) X(Sub, "sub", Binary, 2, 0, 0)                \
   X(Mul, "mul", Binary, 2, 0, 0) X(Div, "div", Binary, 2, 0, 0)                \
   X(Pow, "pow", Binary, 2, 0, 0) X(Maximum, "maximum", Binary, 2, 0, 0)        \
-  X(Minimum, "minimum", Binary, 2, 0, 0)                                       \
+  X(Minimum, "minimum", Binary, 2, 0, 0) X(Rem, "rem", Binary, 2, 0, 0)        \
   X(Eq, "eq", Compare, 2, 0, 0) X(Ne, "ne", Compare, 2, 0, 0)                  \
   X(Lt, "lt", Compare, 2, 0, 0) X(Le, "le", Compare, 2, 0, 0)                  \
   X(Gt, "gt", Compare, 2, 0, 0) X(Ge, "ge", Compare, 2, 0, 0)                  \
@@ -117,7 +123,7 @@ enum class OpClass : uint8_t {
   X(Pool, "pool", Window, 1, K_reduce | K_window | K_stride | K_padding,       \
     K_reduce | K_window)                                                       \
   X(Send, "send", Comm, 1, K_dest | K_tag, K_dest | K_tag)                     \
-  X(Recv, "recv", Comm, 0, K_src | K_tag, K_type | K_src | K_tag)              \
+  X(Recv, "recv", Comm, 0, K_src | K_tag | K_fill, K_type | K_src | K_tag)     \
   X(AllReduce, "allreduce", Comm, 1, K_reduce | K_tag, K_reduce | K_tag)
 
 enum class Op : uint8_t {
@@ -141,10 +147,25 @@ KeyRule opKeys(Op op);
 enum class Reduce : uint8_t { Sum, Prod, Max, Min, Mean, Argmax };
 std::optional<Reduce> parseReduce(std::string_view name);
 
-/// A peer: an absolute rank, or an offset from the executing rank.
+/// A peer: an absolute rank, an offset from the executing rank, or (v3) the
+/// rank at a shift on a process grid (none past a non-periodic edge).
 struct Peer {
   int64_t value = 0;
   bool relative = false;
+  std::vector<int64_t> grid, shift; // grid peers only: grid non-empty
+  std::vector<bool> periodic;       // one per axis (default all false)
+  bool isGrid() const { return !grid.empty(); }
+  /// Whether some rank has no peer: a shift off a non-periodic axis.
+  bool leavesGrid() const {
+    for (size_t i = 0; i < grid.size(); ++i)
+      if (shift[i] != 0 && !periodic[i])
+        return true;
+    return false;
+  }
+  /// This peer as seen from `rank` of a world of `worldSize`: a rank in
+  /// [0, worldSize), none past a non-periodic edge, or (absolute peers only)
+  /// the rank as written, which may lie outside the world.
+  std::optional<int64_t> resolve(int64_t rank, int64_t worldSize) const;
 };
 
 /// A tag as written: an integer or a string.
@@ -169,6 +190,7 @@ struct NodeAttrs {
   Peer peer; // send, recv
   Tag tag;   // send, recv, allreduce
   ConstantValue value;
+  Scalar fill; // recv (v3): its value where a grid peer is missing
   std::vector<int64_t> axes, perm, begin, end, step;
   std::string spec;
   // conv and pool: one entry per spatial axis (padding: lo, hi pairs,

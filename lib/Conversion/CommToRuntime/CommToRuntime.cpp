@@ -101,12 +101,16 @@ Value bufferOf(OpBuilder &b, Location loc, Value tensor) {
 }
 
 /// rankc_rt_isend's and _irecv's arguments: the buffer, its size, the peer
-/// (absolute, or an offset when `relative`), the MPI tag and the event.
+/// (absolute, an offset when `relative` is 1, or the event's grid peer in
+/// the manifest when it is 2: RANKC_PEER_*), the MPI tag and the event.
 template <typename Op>
 SmallVector<Value, 6> messageArgs(OpBuilder &b, Location loc, Op op,
                                   Value buffer, RankedTensorType type) {
+  int32_t kind = op.getGrid()       ? RANKC_PEER_GRID
+                 : op.getRelative() ? RANKC_PEER_OFFSET
+                                    : RANKC_PEER_RANK;
   return {address(b, loc, buffer), i64(b, loc, messageBytes(type)),
-          i64(b, loc, op.getPeer()), i32(b, loc, op.getRelative()),
+          i64(b, loc, op.getPeer()), i32(b, loc, kind),
           i32(b, loc, op.getMpiTag().value_or(0)), i32(b, loc, op.getEvent())};
 }
 

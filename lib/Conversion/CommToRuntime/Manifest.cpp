@@ -15,6 +15,7 @@
 
 #include "mlir/IR/Builders.h"
 #include "llvm/ADT/StringMap.h"
+#include "llvm/Support/Format.h"
 
 #include <map>
 
@@ -28,21 +29,60 @@ using namespace rankc;
 
 namespace {
 
-/// "event E KIND NODE TAG" for every start of the schedule, by event.
+/// "grid E D P... S... PERIODIC..." for a message to or from a grid peer.
+std::string gridLine(int32_t event, comm::GridAttr grid) {
+  if (!grid)
+    return "";
+  std::string line = "grid " + std::to_string(event) + " " +
+                     std::to_string(grid.getShape().size());
+  for (int64_t p : grid.getShape())
+    line += " " + std::to_string(p);
+  for (int64_t s : grid.getShift())
+    line += " " + std::to_string(s);
+  for (bool periodic : grid.getPeriodic().asArrayRef())
+    line += periodic ? " 1" : " 0";
+  return line + "\n";
+}
+
+/// "fill E DTYPE VALUE": what a receive from no grid peer gives.
+std::string fillLine(int32_t event, TypedAttr fill) {
+  if (!fill)
+    return "";
+  std::string value;
+  if (auto i = dyn_cast<IntegerAttr>(fill)) {
+    // The bits as the dtype reads them: u8 0xff is 255, i8 0xff is -1.
+    // (i16 is u16 alone; a u8 or u32 fill reads the same either way.)
+    llvm::APInt v = i.getValue();
+    value = v.getBitWidth() == 1 || v.getBitWidth() == 16
+                ? std::to_string(v.getZExtValue())
+                : std::to_string(v.getSExtValue());
+  } else {
+    llvm::raw_string_ostream os(value);
+    os << llvm::format("%.17g", cast<FloatAttr>(fill).getValueAsDouble());
+  }
+  return "fill " + std::to_string(event) + " " +
+         std::to_string(runtimeDTypeCode(fill.getType())) + " " + value + "\n";
+}
+
+/// "event E KIND NODE TAG" for every start of the schedule, by event (with
+/// its grid peer and fill, if any).
 std::string eventLines(func::FuncOp program) {
   std::map<int32_t, std::string> lines;
   auto describe = [&](Operation *op, int32_t event, StringRef kind,
-                      Attribute tag) {
+                      Attribute tag, std::string extra = "") {
     std::string node = dag::dagNodeId(op->getLoc());
     lines[event] = "event " + std::to_string(event) + " " + kind.str() + " " +
                    (node.empty() ? "#" + std::to_string(event) : node) + " " +
-                   comm::tagToString(tag) + "\n";
+                   comm::tagToString(tag) + "\n" + extra;
   };
   program.walk([&](Operation *op) {
     if (auto s = dyn_cast<comm::ISendOp>(op))
-      describe(op, s.getEvent(), "send", s.getTag());
+      describe(op, s.getEvent(), "send", s.getTag(),
+               gridLine(s.getEvent(), s.getGridAttr()));
     else if (auto r = dyn_cast<comm::IRecvOp>(op))
-      describe(op, r.getEvent(), "recv", r.getTag());
+      describe(op, r.getEvent(), "recv", r.getTag(),
+               gridLine(r.getEvent(), r.getGridAttr()) +
+                   fillLine(r.getEvent(), r.getFillAttr()));
     else if (auto a = dyn_cast<comm::IAllReduceOp>(op))
       describe(op, a.getEvent(), "allreduce", a.getTag());
   });
@@ -69,9 +109,10 @@ std::string manifestText(ModuleOp module, func::FuncOp program,
   else
     text += " all";
   text += "\n";
-  auto dims = [](RankedTensorType t) {
-    std::string s = std::to_string(runtimeDTypeCode(t.getElementType())) + " " +
-                    std::to_string(t.getRank());
+  auto dims = [](RankedTensorType t, bool isUnsigned) {
+    std::string s =
+        std::to_string(runtimeDTypeCode(t.getElementType(), isUnsigned)) +
+        " " + std::to_string(t.getRank());
     for (int64_t d : t.getShape())
       s += " " + std::to_string(d);
     return s;
@@ -102,10 +143,18 @@ std::string manifestText(ModuleOp module, func::FuncOp program,
       id = program.getArgAttrOfType<StringAttr>(i, comm::CommDialect::kParam);
     auto hidden = program.getArgAttrOfType<StringAttr>(
         i, comm::CommDialect::kOptimizerState);
+    auto step = program.getArgAttrOfType<StringAttr>(i, comm::CommDialect::kStep);
+    if (step)
+      id = step;
+    bool isUnsigned = bool(program.getArgAttr(i, comm::CommDialect::kUnsigned));
     text += "input " + std::to_string(i) + " " +
             (hidden ? hidden : id).str() + " " +
-            dims(cast<RankedTensorType>(program.getArgumentTypes()[i])) + "\n";
-    if (hidden) {
+            dims(cast<RankedTensorType>(program.getArgumentTypes()[i]),
+                 isUnsigned) +
+            "\n";
+    if (step) {
+      text += "step " + std::to_string(i) + "\n";
+    } else if (hidden) {
       text += "zero " + std::to_string(i) + "\n";
       carry(i, hiddenResult.lookup(hidden.getValue()));
     } else if (auto it = updateOf.find(id.getValue()); it != updateOf.end()) {
@@ -120,7 +169,9 @@ std::string manifestText(ModuleOp module, func::FuncOp program,
             resultOfName.lookup(cast<StringAttr>(s.getValue()).getValue()));
   for (unsigned i = 0; i < program.getNumResults(); ++i) {
     text += "output " + std::to_string(i) + " " +
-            dims(cast<RankedTensorType>(program.getResultTypes()[i])) + " :";
+            dims(cast<RankedTensorType>(program.getResultTypes()[i]),
+                 bool(program.getResultAttr(i, comm::CommDialect::kUnsigned))) +
+            " :";
     if (auto names = program.getResultAttrOfType<ArrayAttr>(
             i, comm::CommDialect::kOutputs))
       for (Attribute n : names)

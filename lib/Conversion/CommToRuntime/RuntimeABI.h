@@ -19,8 +19,13 @@
 namespace rankc {
 
 /// The runtime's dtype code (rankc_runtime.h's table) of an element type,
-/// found by the DAG's name of the type.
-inline int runtimeDTypeCode(mlir::Type t) {
+/// found by the DAG's name of the type; `isUnsigned` (`comm.unsigned`) makes
+/// i8 and i32 u8 and u32 (i16 is u16 either way).
+inline int runtimeDTypeCode(mlir::Type t, bool isUnsigned = false) {
+  if (isUnsigned && t.isInteger(8))
+    return RANKC_U8;
+  if (isUnsigned && t.isInteger(32))
+    return RANKC_U32;
   static const char *const names[] = {
 #define RANKC_X(e, name, bytes, descr, ctype) name,
       RANKC_DTYPES(RANKC_X)
