@@ -41,9 +41,10 @@ LogicalResult inferReduction(RuleContext &r) {
     if (n.op == Op::Mean && failed(r.needFloat(t)))
       return failure();
     // NumPy: sum and prod of bool and of integers narrower than 64 bits
-    // accumulate in (and give) i64.
+    // accumulate in (and give) i64; unsigned ones in u64, which the format
+    // lacks: i64 holds the same values below 2^63.
     if ((n.op == Op::Sum || n.op == Op::Prod) &&
-        (t == DType::Bool || t == DType::I8 || t == DType::I32))
+        (t == DType::Bool || (isInteger(t) && t != DType::I64)))
       t = DType::I64;
     n.outDType = t;
     break;

@@ -16,7 +16,14 @@ import numpy as np
 np.seterr(all="ignore")  # NaN and inf are values like any other here
 
 DT = {"bool": np.bool_, "i8": np.int8, "i32": np.int32, "i64": np.int64,
-      "f16": np.float16, "bf16": np.float32, "f32": np.float32, "f64": np.float64}
+      "f16": np.float16, "bf16": np.float32, "f32": np.float32, "f64": np.float64,
+      "u8": np.uint8, "u16": np.uint16, "u32": np.uint32}
+INTS = ("i8", "i32", "i64", "u8", "u16", "u32")
+FLOATS = ("f16", "bf16", "f32", "f64")
+
+
+class RemByZero(ValueError):
+    """An integer `rem` by 0: a run-time error of the program (dag-format.md)."""
 
 
 def round_bf16(a):
@@ -61,7 +68,7 @@ BINARY = {
     "pow": np.power, "maximum": np.maximum, "minimum": np.minimum,
     "eq": np.equal, "ne": np.not_equal, "lt": np.less, "le": np.less_equal,
     "gt": np.greater, "ge": np.greater_equal, "and": np.logical_and,
-    "or": np.logical_or,
+    "or": np.logical_or, "rem": np.remainder,
 }
 REDUCE = {"sum": np.sum, "prod": np.prod, "max": np.max, "min": np.min,
           "mean": np.mean}
@@ -76,8 +83,10 @@ def dtype_of(node, args, types):
     if op == "where":
         return types[args[1]]
     t = types[args[0]]
-    if op in ("sum", "prod") and t in ("bool", "i8", "i32"):
+    if op in ("sum", "prod") and t in ("bool", "i8", "i32", "u8", "u16", "u32"):
         return "i64"
+    if op == "step":
+        return node.get("dtype", "i64")
     if op == "pool" and node["reduce"] == "argmax":
         return "i64"
     return t
@@ -156,8 +165,10 @@ def pool(x, node):
     return idx if red == "argmax" else val
 
 
-def compute(node, vals, types, dtype):
+def compute(node, vals, types, dtype, step=0):
     op = node["op"]
+    if op == "step":
+        return fix(np.array(step), dtype)
     a = [vals[x] for x in node.get("args", [])]
     at = [types[x] for x in node.get("args", [])]
     if op == "constant":
@@ -173,14 +184,14 @@ def compute(node, vals, types, dtype):
         x = a[0]
         if dtype == "bool":
             return x != 0
-        if dtype in ("i8", "i32", "i64") and at[0] in ("f16", "bf16", "f32", "f64"):
+        if dtype in INTS and at[0] in FLOATS:
             return np.trunc(x).astype(DT[dtype])
         return fix(x, dtype)
     if op in UNARY:
         t = at[0]
-        if op in ("floor", "ceil") and t not in ("f16", "bf16", "f32", "f64"):
+        if op in ("floor", "ceil") and t not in FLOATS:
             return a[0]
-        if op == "abs" and t == "bool":
+        if op in ("abs", "relu") and t in ("bool", "u8", "u16", "u32"):
             return a[0]
         return fix(UNARY[op](wide(a[0], t)), dtype)
     if op in BINARY:
@@ -190,6 +201,8 @@ def compute(node, vals, types, dtype):
             return np.logical_or(x, y)
         if t == "bool" and op in ("mul", "minimum"):
             return np.logical_and(x, y)
+        if op == "rem" and t in INTS and np.any(np.asarray(y) == 0):
+            raise RemByZero(f"node '{node['id']}': integer remainder by zero")
         r = BINARY[op](wide(x, t), wide(y, t))
         return r if dtype == "bool" else fix(r, dtype)
     if op == "where":
@@ -233,10 +246,23 @@ def compute(node, vals, types, dtype):
 
 
 def peer(p, rank, ws):
+    """The peer's rank, or None past a non-periodic edge of a grid."""
+    if isinstance(p, dict) and "grid" in p:
+        grid, shift = p["grid"], p["shift"]
+        periodic = p.get("periodic", [False] * len(grid))
+        coords = list(np.unravel_index(rank, grid))
+        for i, (c, s, n) in enumerate(zip(coords, shift, grid)):
+            c += s
+            if not 0 <= c < n:
+                if not periodic[i]:
+                    return None
+                c %= n
+            coords[i] = c
+        return int(np.ravel_multi_index(coords, grid))
     return (rank + p["offset"]) % ws if isinstance(p, dict) else p
 
 
-def evaluate(doc, inputs):
+def evaluate(doc, inputs, step=0):
     ws = doc["world_size"]
     prog_of = {}
     for p in doc["programs"]:
@@ -262,13 +288,19 @@ def evaluate(doc, inputs):
                     vals[r][nid] = inputs[r][nid]
                     types[r][nid] = node["dtype"]
                 elif op == "send":
-                    sent[(r, peer(node["dest"], r, ws), str(node["tag"]))] = vals[r][args[0]]
+                    dst = peer(node["dest"], r, ws)
+                    if dst is not None:
+                        sent[(r, dst, str(node["tag"]))] = vals[r][args[0]]
                 elif op == "recv":
-                    key = (peer(node["src"], r, ws), r, str(node["tag"]))
-                    if key not in sent:
-                        continue
-                    vals[r][nid] = sent[key]
+                    src = peer(node["src"], r, ws)
                     types[r][nid] = node["dtype"]
+                    if src is None:  # no peer: the fill, everywhere
+                        vals[r][nid] = fix(np.full(node["shape"], node["fill"]), node["dtype"])
+                    else:
+                        key = (src, r, str(node["tag"]))
+                        if key not in sent:
+                            continue
+                        vals[r][nid] = sent[key]
                 elif op == "allreduce":
                     tag = str(node["tag"])
                     got = pending_allreduce.setdefault(tag, {})
@@ -278,11 +310,15 @@ def evaluate(doc, inputs):
                         continue
                     if nid in done[r]:
                         continue
-                    xs = [wide(v, t).astype(np.float64) if t not in ("bool",) else v for v, t in (got[k] for k in range(ws))]
+                    # Floats in f64; integers in their own dtype (wrapping).
+                    xs = [v if t in ("bool",) + INTS else wide(v, t).astype(np.float64)
+                          for v, t in (got[k] for k in range(ws))]
                     t = got[r][1]
                     red = node["reduce"]
                     if t == "bool":
                         res = np.logical_or.reduce(xs) if red == "max" else np.logical_and.reduce(xs)
+                    elif t in INTS and red in ("sum", "prod"):
+                        res = (np.sum if red == "sum" else np.prod)(np.stack(xs), axis=0, dtype=DT[t])
                     elif red in ("sum", "mean"):
                         res = np.sum(xs, axis=0)
                         if red == "mean":
@@ -303,7 +339,7 @@ def evaluate(doc, inputs):
                     continue
                 else:
                     t = dtype_of(node, args, types[r])
-                    vals[r][nid] = compute(node, vals[r], types[r], t)
+                    vals[r][nid] = compute(node, vals[r], types[r], t, step)
                     types[r][nid] = t
                 done[r].add(nid)
                 progress = True
@@ -371,7 +407,7 @@ def evaluate_steps(doc, inputs, steps):
     opt = (doc.get("data_parallel") or {}).get("optimizer")
     opt_state = {r: {} for r in range(ws)}
     for t in range(1, steps + 1):
-        results = evaluate(doc, inputs)
+        results = evaluate(doc, inputs, step=t - 1)
         for r in range(ws):
             prog = prog_of[r]
             if opt:

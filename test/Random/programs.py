@@ -27,9 +27,10 @@ import math
 import random
 
 FLOATS = ["f16", "bf16", "f32", "f64"]
-INTS = ["i8", "i32", "i64"]
+INTS = ["i8", "i32", "i64", "u8", "u16", "u32"]
+UNSIGNED = ["u8", "u16", "u32"]  # version 3's
 LIMIT = {"f16": 2e3, "bf16": 2e3, "f32": 1e6, "f64": 1e6, "i8": 100,
-         "i32": 1e6, "i64": 1e6, "bool": 1}
+         "i32": 1e6, "i64": 1e6, "bool": 1, "u8": 200, "u16": 6e4, "u32": 1e6}
 EXACT_UNARY = ["neg", "abs", "relu"]
 SMOOTH_UNARY = ["exp", "sin", "cos", "tanh", "erf", "sigmoid"]
 RISKY_UNARY = ["log", "sqrt", "rsqrt", "floor", "ceil"]
@@ -67,6 +68,7 @@ class Gen:
         self.count = 0
         self.tag = 0
         self.v2 = False
+        self.v3 = False  # unsigned dtypes, step, rem, grid peers
         self.ranges = {}
         self.zero_ok = rng.random() < 0.15  # zero-size axes in this document
         self.vals = {}  # id -> Val, every program's
@@ -76,6 +78,9 @@ class Gen:
         self.count += 1
         node["id"] = f"n{self.count}"
         self.progs[p].nodes.append(node)
+        if (node["op"] in ("step", "rem") or node.get("dtype") in UNSIGNED or
+                dtype in UNSIGNED or "grid" in str(node.get("dest", node.get("src", "")))):
+            self.v3 = True
         if shape is None:
             return None
         # The error a value may carry: its own dtype's rounding, and for a
@@ -114,9 +119,14 @@ class Gen:
         """A new input (or param, constant or iota) of this shape and dtype."""
         rng = self.rng
         r = rng.random()
+        if r < 0.05 and not shape and dtype != "bool" and lo is None:
+            # The step number: 0 in a one-step run (the differential runs one).
+            return self.add(p, {"op": "step", "dtype": dtype}, shape, dtype, 1, True)
         if r < 0.15 and dtype != "bool":
             value = (rng.randint(-3, 3) if dtype not in FLOATS
                      else round(rng.uniform(-2, 2), 2))
+            if dtype in UNSIGNED:
+                value = abs(value)
             if lo is not None:
                 value = rng.randint(lo, hi)
             if len(shape) == 1 and shape[0] > 0 and rng.random() < 0.5:
@@ -135,7 +145,8 @@ class Gen:
                      LIMIT[dtype] if lo is None and dtype not in FLOATS else
                      (max(abs(lo), abs(hi)) if lo is not None else 1.0), True)
         if dtype in INTS:
-            self.ranges[v.id] = (lo, hi) if lo is not None else (-8, 8)
+            self.ranges[v.id] = ((lo, hi) if lo is not None else
+                                 (0, 16) if dtype in UNSIGNED else (-8, 8))
             v.mag = max(abs(self.ranges[v.id][0]), abs(self.ranges[v.id][1]))
         return v
 
@@ -190,6 +201,8 @@ class Gen:
             ops += SMOOTH_UNARY + (RISKY_UNARY if x.exact else [])
         else:
             ops += ["floor", "ceil"]  # identity on integers
+        if x.dtype in UNSIGNED:
+            ops.remove("neg")  # wraps (tested by hand), past the magnitudes here
         op = rng.choice(ops)
         if x.dtype == "i8" and op in ("neg", "abs") and x.mag >= 100:
             return None
@@ -211,8 +224,12 @@ class Gen:
             ops = ["and", "or", "eq", "ne", "add", "mul", "maximum", "minimum"]
         else:
             ops = ["add", "sub", "mul", "maximum", "minimum", "eq", "ne", "lt", "le",
-                   "gt", "ge"] + (["div", "pow"] if t in FLOATS else [])
+                   "gt", "ge", "rem"] + (["div", "pow"] if t in FLOATS else [])
+            if t in UNSIGNED:
+                ops.remove("sub")  # wraps: tested by hand
         op = rng.choice(ops)
+        if op == "rem":
+            return self.op_rem(p, x)
         needs_exact = op in ("div", "pow", "eq", "ne", "lt", "le", "gt", "ge")
         if needs_exact and not x.exact:
             return None
@@ -241,6 +258,23 @@ class Gen:
                                          (t not in FLOATS and op in ("add", "sub", "mul")))
         return self.add(p, {"op": op, "args": [x.id, y.id]}, out, t, mag, exact)
 
+    def op_rem(self, p, x):
+        """NumPy's remainder by a divisor that is never 0 for integers (a
+        constant), of exact operands for floats (it is discontinuous)."""
+        rng, t = self.rng, x.dtype
+        if not x.exact:
+            return None
+        if t in FLOATS:
+            y = self.of_shape(p, x.shape, t, exact=True)
+        else:
+            d = rng.randint(1, 5) * (1 if t in UNSIGNED or rng.random() < 0.5 else -1)
+            y = self.add(p, {"op": "constant", "value": d, "dtype": t}, [], t, abs(d), True)
+        if rng.random() < 0.5 and t in FLOATS:
+            x, y = y, x
+        out = broadcast(x.shape, y.shape)
+        return self.add(p, {"op": "rem", "args": [x.id, y.id]}, out, t,
+                        max(x.mag, y.mag), t not in FLOATS or t == "f64")
+
     def op_cast(self, p):
         x = self.pick(p)
         if x is None:
@@ -248,6 +282,8 @@ class Gen:
         to = self.dtype()
         if to == x.dtype:
             return None
+        if to in UNSIGNED and x.dtype not in UNSIGNED and x.dtype != "bool":
+            return None  # negative values wrap or are undefined (floats)
         if x.dtype in FLOATS and to not in FLOATS:
             # Truncation and != 0 are discontinuous; out-of-range is UB.
             if not x.exact or x.mag > 100:
@@ -291,7 +327,7 @@ class Gen:
             [d for i, d in enumerate(x.shape) if i not in axes]
         n = numel([x.shape[a] for a in axes])
         t = x.dtype
-        if op in ("sum", "prod") and t in ("bool", "i8", "i32"):
+        if op in ("sum", "prod") and t in ("bool", "i8", "i32", "u8", "u16", "u32"):
             t = "i64"
         if op in ("max", "min") and n == 0:
             return None  # no identity to compare with
@@ -529,8 +565,10 @@ class Gen:
             x = self.pick(0)
             if x is None:
                 return
-            k = rng.randrange(self.ws)
             tag = self.fresh_tag()
+            if rng.random() < 0.4:
+                return self.grid_message(x, tag)
+            k = rng.randrange(self.ws)
             self.add(0, {"op": "send", "args": [x.id], "dest": {"offset": k}, "tag": tag})
             self.add(0, {"op": "recv", "src": {"offset": (self.ws - k) % self.ws}, "tag": tag,
                          "shape": x.shape, "dtype": x.dtype}, x.shape, x.dtype, x.mag, x.exact)
@@ -546,6 +584,27 @@ class Gen:
             self.add(dst, {"op": "recv", "src": src, "tag": tag, "shape": x.shape,
                            "dtype": x.dtype}, x.shape, x.dtype, x.mag, x.exact)
             dst = rng.randrange(self.ws)
+
+    def grid_message(self, x, tag):
+        """A shift on a process grid (v3): none past a non-periodic edge,
+        where the receive is its fill."""
+        rng = self.rng
+        grid = rng.choice([[self.ws], [1, self.ws]] + ([[2, 2]] if self.ws == 4 else []))
+        shift = [rng.choice([-1, 0, 1]) for _ in grid]
+        periodic = [rng.random() < 0.5 for _ in grid]
+        send = {"grid": grid, "shift": shift}
+        if any(periodic) or rng.random() < 0.5:
+            send["periodic"] = periodic
+        recv = dict(send, shift=[-s for s in shift])
+        self.add(0, {"op": "send", "args": [x.id], "dest": send, "tag": tag})
+        node = {"op": "recv", "src": recv, "tag": tag, "shape": x.shape, "dtype": x.dtype}
+        leaves = any(s and not q for s, q in zip(shift, periodic))
+        fill = 0
+        if leaves or rng.random() < 0.2:
+            fill = (rng.random() < 0.5 if x.dtype == "bool" else
+                    rng.randint(0, 3) if x.dtype in INTS else round(rng.uniform(-2, 2), 2))
+            node["fill"] = fill
+        self.add(0, node, x.shape, x.dtype, max(x.mag, abs(fill)), x.exact)
 
     def allreduce(self):
         rng = self.rng
@@ -594,7 +653,8 @@ class Gen:
             rng.shuffle(nodes)  # nodes may appear in any order
             ranks = "all" if self.spmd else [p]
             programs.append({"ranks": ranks, "nodes": nodes, "outputs": outs})
-        doc = {"format": "rankc-dag", "version": 2 if self.v2 else rng.choice([1, 2]),
+        doc = {"format": "rankc-dag",
+               "version": 3 if self.v3 else 2 if self.v2 else rng.choice([1, 2, 3]),
                "world_size": self.ws, "programs": programs}
         return doc, self.ranges, {vid: v.eps for vid, v in self.vals.items()}
 
