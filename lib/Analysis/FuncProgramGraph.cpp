@@ -26,10 +26,14 @@ static std::string typeOf(Value v) {
 static std::optional<GridPeer> gridPeer(comm::GridAttr grid) {
   if (!grid)
     return std::nullopt;
+  // (Not brace lists of two iterators: bool pointers would convert to bool
+  // and make a list of two flags.)
+  GridPeer peer;
+  peer.grid.assign(grid.getShape().begin(), grid.getShape().end());
+  peer.shift.assign(grid.getShift().begin(), grid.getShift().end());
   ArrayRef<bool> periodic = grid.getPeriodic().asArrayRef();
-  return GridPeer{{grid.getShape().begin(), grid.getShape().end()},
-                  {grid.getShift().begin(), grid.getShift().end()},
-                  {periodic.begin(), periodic.end()}};
+  peer.periodic.assign(periodic.begin(), periodic.end());
+  return peer;
 }
 
 ProgramGraph buildProgramGraph(func::FuncOp fn) {

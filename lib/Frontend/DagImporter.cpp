@@ -160,13 +160,14 @@ Value Importer::importNode(const Program &p, const Node &n,
         [&](OpBuilder &nb, Location l, ValueRange x) -> Value {
           return arith::SelectOp::create(nb, l, x[0], x[1], x[2]);
         });
-  case OpClass::Contraction: {
-    if (n.op == Op::Matmul)
-      return buildMatmul(b, loc, n, args[0], args[1]);
-    std::string why;
-    EinsumSpec spec = *parseEinsum(n.rare().spec, why);
-    return buildEinsum(b, loc, n, args, spec.inputs, spec.output);
-  }
+  case OpClass::Contraction:
+    return inWideFloat(b, loc, n, args, [&](const Node &m, ValueRange xs) {
+      if (m.op == Op::Matmul)
+        return buildMatmul(b, loc, m, xs[0], xs[1]);
+      std::string why;
+      EinsumSpec spec = *parseEinsum(m.rare().spec, why);
+      return buildEinsum(b, loc, m, xs, spec.inputs, spec.output);
+    });
   case OpClass::Reduction:
     return buildReduction(b, loc, n, args[0], argNode(0).outDType,
                           argNode(0).outShape);
@@ -221,8 +222,10 @@ Value Importer::importNode(const Program &p, const Node &n,
   }
   case OpClass::Window:
     if (n.op == Op::Conv)
-      return buildConv(b, loc, n, args[0], args[1], argNode(0).outShape,
-                       argNode(1).outShape);
+      return inWideFloat(b, loc, n, args, [&](const Node &m, ValueRange xs) {
+        return buildConv(b, loc, m, xs[0], xs[1], argNode(0).outShape,
+                         argNode(1).outShape);
+      });
     return buildPool(b, loc, n, args[0], argNode(0).outShape,
                      argNode(0).outDType);
   case OpClass::Comm: {

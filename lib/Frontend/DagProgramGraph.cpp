@@ -45,10 +45,12 @@ std::vector<ProgramGraph> buildProgramGraphs(mlir::MLIRContext *ctx,
       const dag::Peer &peer = n.rare().peer;
       e.peer = peer.value;
       e.relative = peer.relative;
-      if (peer.isGrid())
-        e.grid = GridPeer{{peer.grid.begin(), peer.grid.end()},
-                          {peer.shift.begin(), peer.shift.end()},
-                          {peer.periodic.begin(), peer.periodic.end()}};
+      if (peer.isGrid()) {
+        e.grid.emplace();
+        e.grid->grid.assign(peer.grid.begin(), peer.grid.end());
+        e.grid->shift.assign(peer.shift.begin(), peer.shift.end());
+        e.grid->periodic.assign(peer.periodic.begin(), peer.periodic.end());
+      }
       if (auto *t = std::get_if<int64_t>(&n.rare().tag))
         e.tag = *t;
       else

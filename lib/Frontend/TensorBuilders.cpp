@@ -396,3 +396,43 @@ Value buildAllReduce(OpBuilder &b, Location loc, const Node &n, Value x,
 }
 
 } // namespace rankc::dag
+
+namespace rankc::dag {
+
+Value inWideFloat(OpBuilder &b, Location loc, const Node &n, ValueRange args,
+                  function_ref<Value(const Node &, ValueRange)> build) {
+  if (n.outDType != DType::F16 && n.outDType != DType::BF16)
+    return build(n, args);
+  // dag-format.md v3: as a cast to f32 before and back after (cuBLAS's and
+  // PyTorch's accumulation), so the f32 lowering (and its GEMM library
+  // calls) serves these too.
+  SmallVector<Value> wide;
+  for (Value x : args) {
+    auto type = cast<RankedTensorType>(x.getType());
+    wide.push_back(buildElementwise(
+        b, loc, x, type.getShape(), DType::F32,
+        [&](OpBuilder &nb, Location l, ValueRange e) -> Value {
+          return castScalar(nb, l, e[0], n.outDType, DType::F32);
+        }));
+  }
+  Node m;
+  m.id = n.id;
+  m.op = n.op;
+  m.keys = n.keys;
+  m.axis = n.axis;
+  m.keepdims = n.keepdims;
+  m.reduce = n.reduce;
+  m.pos = n.pos;
+  m.outShape = n.outShape;
+  m.dtype = m.outDType = DType::F32;
+  if (n.attrs)
+    m.attrs = std::make_unique<NodeAttrs>(*n.attrs);
+  Value result = build(m, wide);
+  return buildElementwise(
+      b, loc, result, n.outShape, n.outDType,
+      [&](OpBuilder &nb, Location l, ValueRange e) -> Value {
+        return castScalar(nb, l, e[0], DType::F32, n.outDType);
+      });
+}
+
+} // namespace rankc::dag

@@ -64,6 +64,12 @@ mlir::Value buildEinsum(mlir::OpBuilder &b, mlir::Location loc,
                         const Node &n, mlir::ValueRange inputs,
                         llvm::ArrayRef<std::string> terms,
                         const std::string &output);
+/// Builds `n` with `build`, for f16/bf16 in f32 (operands cast up, the
+/// result rounded once: dag-format.md v3's mixed-precision rule).
+mlir::Value inWideFloat(
+    mlir::OpBuilder &b, mlir::Location loc, const Node &n,
+    mlir::ValueRange args,
+    llvm::function_ref<mlir::Value(const Node &, mlir::ValueRange)> build);
 mlir::Value buildMatmul(mlir::OpBuilder &b, mlir::Location loc,
                         const Node &n, mlir::Value lhs, mlir::Value rhs);
 mlir::Value buildReshape(mlir::OpBuilder &b, mlir::Location loc,

@@ -213,7 +213,10 @@ def Comm_GridAttr : AttrDef<Comm_Dialect, "Grid"> {
   let parameters = (ins ArrayRefParameter<"int64_t">:$shape,
                         ArrayRefParameter<"int64_t">:$shift,
                         "::mlir::DenseBoolArrayAttr":$periodic);
-  let assemblyFormat = "`<` struct(params) `>`";
+  let assemblyFormat = [{
+    `<` `shape` `=` `[` $shape `]` `,` `shift` `=` `[` $shift `]` `,`
+    `periodic` `=` $periodic `>`
+  }];
   let genVerifyDecl = 1;
   let extraClassDeclaration = [{
     /// The peer of `rank`, or -1 where there is none.
