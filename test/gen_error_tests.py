@@ -246,6 +246,29 @@ case(g, "optimizer-amsgrad", V2([inp()], dp={"optimizer": {"kind": "adam", "lr":
 case(g, "optimizer-maximize", V2([inp()], dp=SGD(maximize=True)), "optimizer 'maximize' is not supported")
 case(g, "optimizer-duplicate-key", '{"version": 2, "world_size": 1, "data_parallel": {"optimizer": {"kind": "sgd", "lr": 0.1, "lr": 0.2}}, "programs": [{"ranks": [0], "nodes": []}]}', "duplicate key 'lr' in 'optimizer'")
 
+# ---- version 3: unsigned dtypes, step, rem, grid peers
+g = "v3"
+V3 = lambda nodes, outputs=None, version=3, ws=1, ranks=None: json.dumps(dict(
+    version=version, world_size=ws,
+    programs=[dict(ranks=ranks or [0], nodes=nodes, outputs=outputs or {})]))
+GRID = lambda shift, grid=[2, 2], **kw: dict(grid=grid, shift=shift, **kw)
+case(g, "u8-in-v2", V3([inp(dtype="u8")], version=2), N.replace("'a'", "'x'") + "dtype 'u8' needs \"version\": 3 (this document is version 2)")
+case(g, "step-in-v1", V3([dict(id="a", op="step")], version=1), N + "op 'step' needs \"version\": 3 (this document is version 1)")
+case(g, "rem-in-v2", V3([inp(), dict(id="a", op="rem", args=["x", "x"])], version=2), N + "op 'rem' needs \"version\": 3 (this document is version 2)")
+case(g, "grid-in-v2", V3([inp(), dict(id="a", op="send", args=["x"], dest=GRID([0, 1]), tag=1)], version=2, ws=4, ranks="all"), "program all, node 'a': a grid peer needs \"version\": 3 (this document is version 2)")
+case(g, "step-bool", V3([dict(id="a", op="step", dtype="bool")]), N + "'step' takes an integer or float dtype, got bool")
+case(g, "step-shape", V3([dict(id="a", op="step", shape=[2])]), N + "'step' is a scalar: its 'shape' is [] (got [2])")
+case(g, "rem-bool", V3([inp(dtype="bool"), dict(id="a", op="rem", args=["x", "x"])]), N + "'rem' does not take bool")
+case(g, "u8-negative", V3([dict(id="a", op="constant", value=-1, dtype="u8")]), N + "value -1 does not fit in u8")
+case(g, "u16-too-big", V3([dict(id="a", op="constant", value=65536, dtype="u16")]), N + "value 65536 does not fit in u16")
+case(g, "grid-product", V3([inp(), dict(id="a", op="send", args=["x"], dest=GRID([0, 1], grid=[2, 3]), tag=1)], ws=4, ranks="all"), "program all, node 'a': grid peer: the grid [2, 3] has more ranks than the world (4); its extents multiply to world_size")
+case(g, "grid-shift-length", V3([inp(), dict(id="a", op="send", args=["x"], dest=GRID([1]), tag=1)], ws=4, ranks="all"), "program all, node 'a': 'dest' must be a grid peer with one \"shift\" (and \"periodic\") entry per axis of a non-empty \"grid\"")
+case(g, "grid-and-offset", V3([inp(), dict(id="a", op="send", args=["x"], dest=dict(offset=1, grid=[4], shift=[1]), tag=1)], ws=4, ranks="all"), "program all, node 'a': 'dest' must be a rank, {\"offset\": k} or {\"grid\": [...], \"shift\": [...]} (optionally \"periodic\": [...]): \"offset\" alone, or \"grid\" with \"shift\"")
+case(g, "grid-zero-extent", V3([inp(), dict(id="a", op="send", args=["x"], dest=GRID([1, 0], grid=[0, 4]), tag=1)], ws=4, ranks="all"), "program all, node 'a': 'dest' must be a grid peer whose \"grid\" extents are >= 1")
+case(g, "recv-needs-fill", V3([dict(id="a", op="recv", src=GRID([0, -1]), tag=1, shape=[2], dtype="f32")], ws=4, ranks="all"), "program all, node 'a': recv from a grid peer whose shift leaves a non-periodic axis needs 'fill' (its value on the ranks at that edge)")
+case(g, "fill-float-in-int", V3([dict(id="a", op="recv", src=GRID([0, -1]), tag=1, shape=[2], dtype="i32", fill=0.5)], ws=4, ranks="all"), "program all, node 'a': a i32 'fill' takes integers, got 5.000000e-01")
+case(g, "fill-not-number", V3([dict(id="a", op="recv", src=GRID([0, -1]), tag=1, shape=[2], dtype="f32", fill=[0])], ws=4, ranks="all"), "program all, node 'a': 'fill' must be a number")
+
 def fc_escape(s):
     out = re.escape(s)
     return s.replace("[[", "{{\\[\\[}}").replace("]]", "{{\\]\\]}}")

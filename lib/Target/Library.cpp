@@ -148,7 +148,9 @@ std::string libraryHeader(llvm::StringRef program, llvm::StringRef manifest,
      << "/* Queries, after init; -1 or NULL for a bad index. */\n"
      << "int " << p << "rank(void);\n"
      << "int " << p << "world_size(void);\n"
-     << "int64_t " << p << "steps_done(void);\n";
+     << "int64_t " << p << "steps_done(void);\n"
+     << "/* The steps done: the number the `step` leaf has in the next step. */\n"
+     << "int64_t " << p << "step_count(void);\n";
   for (const char *side : {"input", "output"}) {
     os << "int " << p << "num_" << side << "s(void);\n"
        << "const char *" << p << side << "_name(int i);\n"

@@ -46,6 +46,9 @@ _DTYPES = {
     "bf16": _BF16,
     "f32": np.dtype(np.float32),
     "f64": np.dtype(np.float64),
+    "u8": np.dtype(np.uint8),
+    "u16": np.dtype(np.uint16),
+    "u32": np.dtype(np.uint32),
 }
 
 # Where launchers say which rank a process is, before MPI is up: Hydra and
@@ -78,6 +81,7 @@ class Program:
                 ("step", c_int, [ctypes.c_void_p, ctypes.c_void_p]),
                 ("last_error", c_char_p, []), ("rank", c_int, []),
                 ("world_size", c_int, []), ("num_inputs", c_int, []),
+                ("step_count", ctypes.c_int64, []),
                 ("num_outputs", c_int, []),
                 ("input_name", c_char_p, [c_int]),
                 ("input_dtype", c_char_p, [c_int]),
@@ -127,6 +131,11 @@ class Program:
         self.carried = [n for n, _, _, c in self._in if c]
         #: (name, shape, dtype) of every output name.
         self.outputs = [(n, s, d) for names, s, d in self._out for n in names]
+
+    @property
+    def step_count(self):
+        """The steps done: the `step` leaf's value in the next step."""
+        return self._fn["step_count"]()
 
     @staticmethod
     def _shape(dims, rank):

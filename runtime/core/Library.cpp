@@ -128,6 +128,10 @@ int64_t rankc_lib_steps_done(void) {
   return query("steps_done", int64_t(-1),
                [] { return rankc_core_steps_done(); });
 }
+int64_t rankc_lib_step_count(void) {
+  return query("step_count", int64_t(-1),
+               [] { return rankc_core_steps_done(); });
+}
 int rankc_lib_num_inputs(void) {
   return query("num_inputs", -1, [] { return rankc_core_num_inputs(); });
 }

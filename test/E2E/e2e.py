@@ -37,6 +37,8 @@ def make_input(rng, node):
         return reference.round_bf16(v) if dt == "bf16" else v.astype(reference.DT[dt])
     if dt == "bool":
         return rng.random(size=shape) < 0.5
+    if dt in ("u8", "u16", "u32"):
+        return rng.integers(0, 17, size=shape).astype(reference.DT[dt])
     return rng.integers(-8, 9, size=shape).astype(reference.DT[dt])
 
 

@@ -76,6 +76,8 @@ REDUCE = {"sum": np.sum, "prod": np.prod, "max": np.max, "min": np.min,
 
 def dtype_of(node, args, types):
     op = node["op"]
+    if op == "step":
+        return node.get("dtype", "i64")
     if "dtype" in node and op not in ("reshape", "broadcast_to"):
         return node["dtype"]
     if op in ("eq", "ne", "lt", "le", "gt", "ge", "and", "or", "not"):
@@ -85,8 +87,6 @@ def dtype_of(node, args, types):
     t = types[args[0]]
     if op in ("sum", "prod") and t in ("bool", "i8", "i32", "u8", "u16", "u32"):
         return "i64"
-    if op == "step":
-        return node.get("dtype", "i64")
     if op == "pool" and node["reduce"] == "argmax":
         return "i64"
     return t

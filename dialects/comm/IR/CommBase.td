@@ -207,7 +207,7 @@ def Comm_GridAttr : AttrDef<Comm_Dialect, "Grid"> {
 
     ```mlir
     comm.send %x to grid #comm.grid<shape = [2, 3], shift = [0, 1],
-        periodic = array<i1: false, false>> tag "east" : tensor<8xf32>
+        periodic = [false, false]> tag "east" : tensor<8xf32>
     ```
   }];
   let parameters = (ins ArrayRefParameter<"int64_t">:$shape,

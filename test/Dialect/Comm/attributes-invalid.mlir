@@ -86,7 +86,7 @@ func.func @f() attributes {comm.ranks = array<i64: 0, 0>} { return }
 
 // -----
 
-// expected-error @+1 {{argument #0 must have exactly one of 'comm.input', 'comm.param' and 'comm.optimizer_state'}}
+// expected-error @+1 {{argument #0 must have exactly one of 'comm.input', 'comm.param', 'comm.optimizer_state' and 'comm.step'}}
 func.func @f(%x: tensor<2xf32>) attributes {comm.ranks = "all"} { return }
 
 // -----

@@ -40,9 +40,9 @@ func.func @dynamic(%x: tensor<?xf32>) {
 
 // -----
 
-func.func @element(%x: tensor<4xi16>) {
+func.func @element(%x: tensor<4xi4>) {
   // expected-error @+1 {{must be ranked tensor of}}
-  comm.send %x to rank 0 tag 1 : tensor<4xi16>
+  comm.send %x to rank 0 tag 1 : tensor<4xi4>
   return
 }
 
@@ -101,5 +101,51 @@ func.func @irecv_without_type() {
 func.func @iallreduce_wrong_request(%x: tensor<4xf32>) {
   // expected-error @+1 {{'comm.iallreduce' op failed to verify that the request delivers the reduced type}}
   %a = "comm.iallreduce"(%x) <{reduce = #comm<reduce sum>, tag = 1 : i64, event = 0 : i32}> : (tensor<4xf32>) -> !comm.request
+  return
+}
+
+// -----
+
+func.func @grid_with_offset(%x: tensor<4xf32>) {
+  // expected-error @+1 {{a grid peer has no rank or offset besides it}}
+  "comm.send"(%x) {peer = 1 : i64, grid = #comm.grid<shape = [2], shift = [1], periodic = [false]>, tag = 1 : i64} : (tensor<4xf32>) -> ()
+  return
+}
+
+// -----
+
+func.func @grid_shift_length(%x: tensor<4xf32>) {
+  // expected-error @+1 {{a grid needs one shift and one periodic flag per axis of a non-empty shape}}
+  comm.send %x to grid <shape = [2, 2], shift = [1], periodic = [false, false]> tag 1 : tensor<4xf32>
+  return
+}
+
+// -----
+
+func.func @recv_needs_fill() -> tensor<4xf32> {
+  // expected-error @+1 {{receives from a grid peer that some ranks lack (a shift off a non-periodic axis): it needs 'fill'}}
+  %r = comm.recv from grid <shape = [4], shift = [-1], periodic = [false]> tag 1 : tensor<4xf32>
+  return %r : tensor<4xf32>
+}
+
+// -----
+
+func.func @fill_type() -> tensor<4xf32> {
+  // expected-error @+1 {{'fill' must be a scalar of the element type 'f32', got 1 : i32}}
+  %r = comm.recv from grid <shape = [4], shift = [-1], periodic = [false]> tag 1 {fill = 1 : i32} : tensor<4xf32>
+  return %r : tensor<4xf32>
+}
+
+// -----
+
+// expected-error @+1 {{argument #0: the step number 'comm.step' is a 0-d tensor}}
+func.func @step_shape(%s: tensor<2xi64> {comm.step = "t"}) attributes {comm.ranks = "all"} {
+  return
+}
+
+// -----
+
+// expected-error @+1 {{argument #0: 'comm.unsigned' is a unit attribute on a tensor of i8, i16 or i32 (u8, u16, u32)}}
+func.func @unsigned_float(%x: tensor<2xf32> {comm.input = "x", comm.unsigned}) attributes {comm.ranks = "all"} {
   return
 }

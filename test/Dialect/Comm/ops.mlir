@@ -8,6 +8,10 @@ func.func @messages(%x: tensor<4xf32>, %b: tensor<2x3xi1>) -> tensor<4xf32> {
   comm.send %x to rank 1 tag 7 : tensor<4xf32>
   // CHECK: comm.send %{{.*}} to offset -1 tag "west" : tensor<2x3xi1>
   comm.send %b to offset -1 tag "west" : tensor<2x3xi1>
+  // CHECK: comm.send %{{.*}} to grid <shape = [2, 3], shift = [0, 1], periodic = [false, true]> tag "g" : tensor<4xf32>
+  comm.send %x to grid <shape = [2, 3], shift = [0, 1], periodic = [false, true]> tag "g" : tensor<4xf32>
+  // CHECK: comm.recv from grid <shape = [2, 3], shift = [-1, 0], periodic = [false, false]> tag "g" {fill = 2.500000e-01 : f32} : tensor<4xf32>
+  %g = comm.recv from grid <shape = [2, 3], shift = [-1, 0], periodic = [false, false]> tag "g" {fill = 0.25 : f32} : tensor<4xf32>
   // CHECK: comm.recv from offset 1 tag "east" : tensor<4xf32>
   %r = comm.recv from offset 1 tag "east" : tensor<4xf32>
   // CHECK: comm.recv from rank 0 tag 2147483647 : tensor<f64>
