@@ -10,12 +10,17 @@
 
 #include "core/Buffers.h"
 #include "core/Core.h"
+#include "core/Feeds.h"
+#include "core/RunMonitor.h"
 #include "tooling/Npy.h"
 #include "rankc_core.h"
+#include "rankc_runtime.h"
 
 #include <mpi.h>
 
+#include <algorithm>
 #include <cerrno>
+#include <optional>
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
@@ -45,7 +50,8 @@ void fillRandom(const std::string &id, int dtype, int64_t n, void *data) {
   for (int64_t i = 0; i < n; ++i) {
     uint64_t r = splitmix(state);
     double u = double(r >> 11) / double(1ull << 53) * 2.0 - 1.0; // [-1, 1)
-    int64_t k = int64_t(r % 17) - 8;                            // [-8, 8]
+    bool isUnsigned = dtype == RANKC_U8 || dtype == RANKC_U16 || dtype == RANKC_U32;
+    int64_t k = int64_t(r % 17) - (isUnsigned ? 0 : 8); // [-8, 8] or [0, 16]
     npy::storeElement(dtype, data, i, u, k, (r & 1) != 0);
   }
 }
@@ -73,7 +79,9 @@ void usage(const char *argv0) {
   fprintf(stderr,
           "usage: %s [--inputs IN] [--outputs RES] [--steps N] "
           "[--timeout SECONDS] [--trace FILE] [--stats FILE] "
-          "[--kernel-stats DIR]\n",
+          "[--kernel-stats DIR] [--feed ID,...] [--shuffle SEED] "
+          "[--save-every K --snapshots DIR] [--log-every K] [--metrics FILE] "
+          "[--check-finite]\n",
           argv0);
 }
 
@@ -85,10 +93,33 @@ bool parseSeconds(const std::string &v, double &out) {
   return !v.empty() && *end == 0 && std::isfinite(out) && out > 0;
 }
 
+/// An integer in [1, 2^63) (K of --save-every and --log-every, --steps).
+bool parseCount(const std::string &v, int64_t &out) {
+  char *end = nullptr;
+  errno = 0;
+  out = std::strtoll(v.c_str(), &end, 10);
+  return !v.empty() && !*end && out >= 1 && errno != ERANGE;
+}
+
+std::vector<std::string> splitIds(const std::string &list) {
+  std::vector<std::string> ids;
+  for (size_t at = 0; at <= list.size();) {
+    size_t end = list.find(',', at);
+    if (end == std::string::npos)
+      end = list.size();
+    ids.push_back(list.substr(at, end - at));
+    at = end + 1;
+  }
+  return ids;
+}
+
 int run(int argc, char **argv) {
   std::string inputsDir, outputsDir, traceFile, statsFile, kernelStatsDir;
   double timeout = 0;
   int64_t steps = 1;
+  std::vector<std::string> fed;
+  std::optional<uint64_t> shuffle;
+  MonitorOptions monitor;
   if (const char *t = std::getenv("RANKC_TIMEOUT")) { // the command line wins
     if (!parseSeconds(t, timeout)) {
       fprintf(stderr, "error: RANKC_TIMEOUT takes a number of seconds > 0, got '%s'\n", t);
@@ -122,16 +153,37 @@ int run(int argc, char **argv) {
         return 2;
       }
     }
-    else if (a == "--steps") {
+    else if (a == "--steps" || a == "--save-every" || a == "--log-every") {
+      std::string v = value();
+      int64_t &n = a == "--steps"        ? steps
+                   : a == "--save-every" ? monitor.saveEvery
+                                         : monitor.logEvery;
+      if (!parseCount(v, n)) {
+        fprintf(stderr, "error: %s takes an integer >= 1, got '%s'\n",
+                a.c_str(), v.c_str());
+        return 2;
+      }
+    } else if (a == "--feed") {
+      for (const std::string &id : splitIds(value()))
+        if (!id.empty())
+          fed.push_back(id);
+    } else if (a == "--shuffle") {
       std::string v = value();
       char *end = nullptr;
       errno = 0;
-      steps = std::strtoll(v.c_str(), &end, 10);
-      if (v.empty() || *end || steps < 1 || errno == ERANGE) {
-        fprintf(stderr, "error: --steps takes an integer >= 1, got '%s'\n",
+      unsigned long long seed = std::strtoull(v.c_str(), &end, 10);
+      if (v.empty() || *end || v[0] == '-' || errno == ERANGE) {
+        fprintf(stderr, "error: --shuffle takes an integer in [0, 2^64), got '%s'\n",
                 v.c_str());
         return 2;
       }
+      shuffle = seed;
+    } else if (a == "--snapshots") {
+      monitor.snapshotDir = value();
+    } else if (a == "--metrics") {
+      monitor.metricsFile = value();
+    } else if (a == "--check-finite") {
+      monitor.checkFinite = true;
     } else {
       usage(argv[0]);
       return 2;
@@ -152,9 +204,22 @@ int run(int argc, char **argv) {
     }
   }
 
-  // Inputs: read once, before the first step.
+  if (!fed.empty() && inputsDir.empty())
+    fail("--feed needs --inputs: a feed is IN/rank<r>/ID.npy");
+  if (shuffle && fed.empty())
+    fail("--shuffle needs --feed: it orders the rows of the feeds");
+  if (monitor.saveEvery && monitor.snapshotDir.empty())
+    monitor.snapshotDir = outputsDir;
+  if (monitor.saveEvery && monitor.snapshotDir.empty())
+    fail("--save-every needs --outputs (or --snapshots): the folder of step<k>/");
+  Feeds feeds;
+  feeds.open(fed, inputsDir, rank, shuffle);
+
+  // Inputs: read once, before the first step (a fed one every step).
   for (int i = 0; i < rankc_core_num_inputs(); ++i) {
     std::string id = rankc_core_input_name(i);
+    if (std::find(fed.begin(), fed.end(), id) != fed.end())
+      continue;
     int dtype = rankc_core_input_dtype(i);
     std::vector<int64_t> shape =
         shapeOf(rankc_core_input_shape(i), rankc_core_input_rank(i));
@@ -171,9 +236,17 @@ int run(int argc, char **argv) {
     rankc_core_set_input(i, host.data());
   }
 
+  monitor.totalSteps = steps;
+  RunMonitor monitoring;
+  monitoring.open(monitor);
   checkMpi(MPI_Barrier(comm), "MPI_Barrier");
-  for (int64_t s = 0; s < steps; ++s)
+  for (int64_t s = 0; s < steps; ++s) {
+    feeds.beginStep(s);
+    double begin = now();
     rankc_core_step();
+    monitoring.afterStep(s + 1, now() - begin);
+  }
+  monitoring.finish();
 
   if (!outputsDir.empty()) {
     std::string dir = outputsDir + "/rank" + std::to_string(rank);

@@ -64,8 +64,8 @@ static std::string field(const std::string &header, const std::string &key) {
 // this is not one (version 2's 32-bit length would let it claim 4 GiB).
 constexpr uint32_t kMaxHeader = 1 << 20;
 
-bool read(const std::string &path, int dtype, const std::vector<int64_t> &shape,
-          void *data, std::string &error) {
+bool readHeader(const std::string &path, int dtype, std::vector<int64_t> &got,
+                size_t &dataOffset, std::string &error) {
   // Only regular files: a FIFO or a device would block the rank (or never
   // end) where no watchdog sees it.
   struct stat st;
@@ -130,8 +130,9 @@ bool read(const std::string &path, int dtype, const std::vector<int64_t> &shape,
     error = "'" + path + "' is in Fortran order; C order is expected";
     return false;
   }
+  dataOffset = 8 + (magic[6] == 1 ? 2 : 4) + headerLen;
   std::string s = field(header, "shape");
-  std::vector<int64_t> got;
+  got.clear();
   for (size_t i = 0; i < s.size();) {
     if (isdigit(static_cast<unsigned char>(s[i]))) {
       // Checked: a 20-digit dimension is an error, not an exception.
@@ -149,6 +150,19 @@ bool read(const std::string &path, int dtype, const std::vector<int64_t> &shape,
       ++i;
     }
   }
+  return true;
+}
+
+std::string shapeString(const std::vector<int64_t> &shape) {
+  return shapeText(shape);
+}
+
+bool read(const std::string &path, int dtype, const std::vector<int64_t> &shape,
+          void *data, std::string &error) {
+  std::vector<int64_t> got;
+  size_t offset = 0;
+  if (!readHeader(path, dtype, got, offset, error))
+    return false;
   if (got != shape) {
     error = "'" + path + "' has shape " + shapeText(got) +
             " but the program expects " + shapeText(shape);
@@ -157,7 +171,9 @@ bool read(const std::string &path, int dtype, const std::vector<int64_t> &shape,
   size_t bytes = elementBytes(dtype);
   for (int64_t dim : shape)
     bytes *= dim;
-  if (!in.read(static_cast<char *>(data), bytes)) {
+  std::ifstream in(path, std::ios::binary);
+  in.seekg(offset);
+  if (!in || !in.read(static_cast<char *>(data), bytes)) {
     error = "'" + path + "' is truncated";
     return false;
   }

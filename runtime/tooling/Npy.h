@@ -17,6 +17,13 @@ namespace npy {
 size_t elementBytes(int dtype);
 const char *descr(int dtype);
 
+/// Checks `path`'s header (a .npy file of `dtype` in C order) and gives its
+/// shape and where its data begins; false and a message in `error` if not.
+bool readHeader(const std::string &path, int dtype, std::vector<int64_t> &shape,
+                size_t &dataOffset, std::string &error);
+/// "[2, 3]", as errors print a shape.
+std::string shapeString(const std::vector<int64_t> &shape);
+
 /// Reads `path` into `data`, which holds the product of `shape` elements of
 /// `dtype`. On a missing file, another dtype or another shape: false and a
 /// message in `error`.

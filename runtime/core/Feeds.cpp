@@ -1,0 +1,169 @@
+//===- Feeds.cpp - a new row of an input every step (launch --feed) -------===//
+
+#include "core/Feeds.h"
+#include "core/Buffers.h"
+#include "core/Core.h"
+#include "tooling/Npy.h"
+#include "rankc_core.h"
+
+#include <cerrno>
+#include <cstring>
+#include <fcntl.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+namespace rankc::rt {
+
+namespace {
+uint64_t splitmix64(uint64_t &state) {
+  uint64_t z = (state += 0x9E3779B97F4A7C15ull);
+  z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
+  z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
+  return z ^ (z >> 31);
+}
+} // namespace
+
+uint64_t feedRow(uint64_t step, uint64_t rows, std::optional<uint64_t> seed) {
+  uint64_t at = step % rows;
+  if (!seed)
+    return at;
+  // One epoch's permutation, rebuilt when the epoch changes (a step reads
+  // one row of it: the cost is O(S) per epoch, as any shuffle's).
+  thread_local uint64_t cachedEpoch = ~0ull, cachedRows = 0, cachedSeed = 0;
+  thread_local std::vector<uint64_t> perm;
+  uint64_t epoch = step / rows;
+  if (epoch != cachedEpoch || rows != cachedRows || *seed != cachedSeed) {
+    perm.resize(rows);
+    for (uint64_t i = 0; i < rows; ++i)
+      perm[i] = i;
+    uint64_t state = *seed * 0x9E3779B97F4A7C15ull + epoch;
+    for (uint64_t i = rows - 1; i >= 1; --i) {
+      uint64_t j = splitmix64(state) % (i + 1);
+      std::swap(perm[i], perm[j]);
+    }
+    cachedEpoch = epoch, cachedRows = rows, cachedSeed = *seed;
+  }
+  return perm[at];
+}
+
+Feeds::~Feeds() {
+  {
+    std::lock_guard<std::mutex> lock(mutex);
+    stop = true;
+  }
+  cv.notify_all();
+  if (thread.joinable())
+    thread.join();
+  for (Feed &f : feeds)
+    if (f.map)
+      munmap(f.map, f.mapBytes);
+}
+
+void Feeds::open(const std::vector<std::string> &ids, const std::string &inputs,
+                 int rank, std::optional<uint64_t> feedSeed) {
+  seed = feedSeed;
+  for (const std::string &id : ids) {
+    int input = -1;
+    for (int i = 0; i < rankc_core_num_inputs(); ++i)
+      if (id == rankc_core_input_name(i))
+        input = i;
+    if (input < 0)
+      fail("--feed '%s': the program of this rank has no input '%s'",
+           id.c_str(), id.c_str());
+    if (rankc_core_input_is_state(input))
+      fail("--feed '%s': the input is carried from step to step (state or an "
+           "updated parameter); a feed gives an input a new value every step",
+           id.c_str());
+    int dtype = rankc_core_input_dtype(input);
+    std::vector<int64_t> shape(rankc_core_input_shape(input),
+                               rankc_core_input_shape(input) +
+                                   rankc_core_input_rank(input));
+    std::string path =
+        inputs + "/rank" + std::to_string(rank) + "/" + id + ".npy";
+    std::vector<int64_t> got;
+    size_t offset = 0;
+    std::string error;
+    if (!npy::readHeader(path, dtype, got, offset, error))
+      fail("--feed '%s': %s", id.c_str(), error.c_str());
+    std::vector<int64_t> row(got.begin() + (got.empty() ? 0 : 1), got.end());
+    if (got.empty() || got[0] < 1 || row != shape) {
+      std::vector<int64_t> want{-1};
+      want.insert(want.end(), shape.begin(), shape.end());
+      fail("--feed '%s': '%s' has shape %s; a feed holds rows of the input: "
+           "[S, %s] with S >= 1",
+           id.c_str(), path.c_str(), npy::shapeString(got).c_str(),
+           npy::shapeString(shape).substr(1).c_str());
+    }
+    Feed f;
+    f.input = input;
+    f.rows = uint64_t(got[0]);
+    f.rowBytes = npy::elementBytes(dtype);
+    for (int64_t d : shape)
+      f.rowBytes *= d;
+    int fd = ::open(path.c_str(), O_RDONLY);
+    struct stat st;
+    if (fd < 0 || fstat(fd, &st) != 0)
+      fail("--feed '%s': cannot read '%s': %s", id.c_str(), path.c_str(),
+           strerror(errno));
+    f.mapBytes = offset + f.rows * f.rowBytes;
+    if (size_t(st.st_size) < f.mapBytes) {
+      ::close(fd);
+      fail("--feed '%s': '%s' is truncated (%lld bytes, its header says %zu)",
+           id.c_str(), path.c_str(), (long long)st.st_size, f.mapBytes);
+    }
+    if (f.mapBytes > 0) {
+      f.map = mmap(nullptr, f.mapBytes, PROT_READ, MAP_PRIVATE, fd, 0);
+      if (f.map == MAP_FAILED)
+        fail("--feed '%s': cannot map '%s': %s", id.c_str(), path.c_str(),
+             strerror(errno));
+      f.data = static_cast<const char *>(f.map) + offset;
+    }
+    ::close(fd);
+    f.staged[0].resize(f.rowBytes + 1);
+    f.staged[1].resize(f.rowBytes + 1);
+    feeds.push_back(std::move(f));
+  }
+  if (!feeds.empty())
+    thread = std::thread([this] { worker(); });
+}
+
+void Feeds::prefetch(int64_t step, int slot) {
+  for (Feed &f : feeds)
+    if (f.rowBytes)
+      std::memcpy(f.staged[slot].data(),
+                  f.data + feedRow(step, f.rows, seed) * f.rowBytes,
+                  f.rowBytes);
+}
+
+void Feeds::worker() {
+  std::unique_lock<std::mutex> lock(mutex);
+  for (;;) {
+    cv.wait(lock, [&] { return stop || wanted > ready; });
+    if (stop)
+      return;
+    int64_t step = wanted;
+    lock.unlock();
+    prefetch(step, int(step & 1));
+    lock.lock();
+    ready = step;
+    cv.notify_all();
+  }
+}
+
+void Feeds::beginStep(int64_t step) {
+  if (feeds.empty())
+    return;
+  std::unique_lock<std::mutex> lock(mutex);
+  if (wanted < step) { // the first step: nothing was asked for yet
+    wanted = step;
+    cv.notify_all();
+  }
+  cv.wait(lock, [&] { return ready >= step; });
+  for (Feed &f : feeds)
+    rankc_core_set_input(f.input, f.staged[step & 1].data());
+  wanted = step + 1; // read while this step computes
+  cv.notify_all();
+}
+
+} // namespace rankc::rt
