@@ -22,6 +22,13 @@ uint64_t splitmix64(uint64_t &state) {
   z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
   return z ^ (z >> 31);
 }
+/// "[4, 2]": a shape as the DAG writes it.
+std::string listText(const std::vector<int64_t> &shape) {
+  std::string s = "[";
+  for (size_t i = 0; i < shape.size(); ++i)
+    s += (i ? ", " : "") + std::to_string(shape[i]);
+  return s + "]";
+}
 } // namespace
 
 uint64_t feedRow(uint64_t step, uint64_t rows, std::optional<uint64_t> seed) {
@@ -88,12 +95,11 @@ void Feeds::open(const std::vector<std::string> &ids, const std::string &inputs,
       fail("--feed '%s': %s", id.c_str(), error.c_str());
     std::vector<int64_t> row(got.begin() + (got.empty() ? 0 : 1), got.end());
     if (got.empty() || got[0] < 1 || row != shape) {
-      std::vector<int64_t> want{-1};
-      want.insert(want.end(), shape.begin(), shape.end());
+      std::string rowText = listText(shape).substr(1);
       fail("--feed '%s': '%s' has shape %s; a feed holds rows of the input: "
-           "[S, %s] with S >= 1",
-           id.c_str(), path.c_str(), npy::shapeString(got).c_str(),
-           npy::shapeString(shape).substr(1).c_str());
+           "[S%s%s with S >= 1",
+           id.c_str(), path.c_str(), listText(got).c_str(),
+           shape.empty() ? "" : ", ", rowText.c_str());
     }
     Feed f;
     f.input = input;

@@ -153,10 +153,6 @@ bool readHeader(const std::string &path, int dtype, std::vector<int64_t> &got,
   return true;
 }
 
-std::string shapeString(const std::vector<int64_t> &shape) {
-  return shapeText(shape);
-}
-
 bool read(const std::string &path, int dtype, const std::vector<int64_t> &shape,
           void *data, std::string &error) {
   std::vector<int64_t> got;

@@ -21,8 +21,6 @@ const char *descr(int dtype);
 /// shape and where its data begins; false and a message in `error` if not.
 bool readHeader(const std::string &path, int dtype, std::vector<int64_t> &shape,
                 size_t &dataOffset, std::string &error);
-/// "[2, 3]", as errors print a shape.
-std::string shapeString(const std::vector<int64_t> &shape);
 
 /// Reads `path` into `data`, which holds the product of `shape` elements of
 /// `dtype`. On a missing file, another dtype or another shape: false and a

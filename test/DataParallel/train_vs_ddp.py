@@ -10,7 +10,11 @@ Every rank's final parameters and last loss must agree.
 
     train_vs_ddp.py RANKC WORKDIR RANKS STEPS MODEL OPTIMIZER-JSON
         [--ignore PARAM] [--freeze PARAM] [--rtol R] [--atol A] [--lib]
+        [--feed S --shuffle SEED]
 
+--feed S gives every rank S batches, fed one a step (`launch --feed input0`,
+row k mod S, in --shuffle SEED's order when given): DDP trains on the same
+batches in the same order (rankc.datasets.feed_row).
 --lib compiles with `--emit lib` and trains through the Python module
 (test/E2E/lib_runner.py under mpiexec: a Python training loop calling the
 compiled step) instead of OUT/launch.
@@ -31,6 +35,8 @@ import torch.multiprocessing as mp
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, os.path.join(HERE, "..", "..", "scripts"))
 import export_torch  # noqa: E402
+sys.path.insert(0, os.path.join(HERE, "..", "..", "python"))
+from rankc import datasets  # noqa: E402
 
 LOSS = lambda y: (y * y).mean()  # noqa: E731
 OPTIMIZERS = {"sgd": torch.optim.SGD, "adam": torch.optim.Adam, "adamw": torch.optim.AdamW}
@@ -53,7 +59,8 @@ def make_optimizer(model, spec):
     return OPTIMIZERS[spec["kind"]](params, **kw)
 
 
-def ddp_worker(r, ranks, port, kind, spec, ignore, freeze, steps, batches, out):
+def ddp_worker(r, ranks, port, kind, spec, ignore, freeze, steps, batches, out,
+               order=None):
     os.environ.update(MASTER_ADDR="127.0.0.1", MASTER_PORT=str(port))
     dist.init_process_group("gloo", rank=r, world_size=ranks)
     torch.set_num_threads(1)
@@ -64,9 +71,10 @@ def ddp_worker(r, ranks, port, kind, spec, ignore, freeze, steps, batches, out):
     ddp = torch.nn.parallel.DistributedDataParallel(model)
     opt = make_optimizer(model, spec)
     loss = None
-    for _ in range(steps):
+    for k in range(steps):
         opt.zero_grad()
-        loss = LOSS(ddp(batches[r]))
+        batch = batches[r] if order is None else batches[r][datasets.feed_row(k, *order)]
+        loss = LOSS(ddp(batch))
         loss.backward()
         opt.step()
     res = {n: p.detach().numpy().copy() for n, p in model.named_parameters()}
@@ -95,6 +103,8 @@ def main():
     lib = "--lib" in args
     if lib:
         args.remove("--lib")
+    feed = take("--feed", default=None, cast=int)
+    seed = take("--shuffle", default=None, cast=int)
     rtol = take("--rtol", default=1e-4, cast=float)
     atol = take("--atol", default=1e-6, cast=float)
     rankc, work, ranks, steps, kind, spec = args[0], args[1], int(args[2]), int(args[3]), args[4], json.loads(args[5])
@@ -102,8 +112,14 @@ def main():
 
     model, example = build(kind, freeze)
     gen = torch.Generator().manual_seed(7)
-    batches = [torch.randn(example.shape, generator=gen) for _ in range(ranks)]
-    doc = export_torch.export_step(model, (batches[0],), LOSS, world_size=ranks,
+    if feed:
+        batches = [torch.randn((feed,) + tuple(example.shape), generator=gen)
+                   for _ in range(ranks)]
+        first = [b[0] for b in batches]
+    else:
+        batches = [torch.randn(example.shape, generator=gen) for _ in range(ranks)]
+        first = batches
+    doc = export_torch.export_step(model, (first[0],), LOSS, world_size=ranks,
                                    bucket_cap_mb=0.002, first_bucket_cap_mb=0.001,
                                    optimizer=spec)
     if ignore:
@@ -111,7 +127,11 @@ def main():
     path = os.path.join(work, "step.json")
     json.dump(doc, open(path, "w"))
     exe = os.path.join(work, "exe")
-    export_torch.save_inputs(os.path.join(work, "in"), model, batches)
+    export_torch.save_inputs(os.path.join(work, "in"), model, first)
+    feed_args = []
+    if feed:
+        datasets.save_feed(os.path.join(work, "in"), "input0", [b.numpy() for b in batches])
+        feed_args = ["--feed", "input0"] + (["--shuffle", str(seed)] if seed is not None else [])
     if lib:
         subprocess.run([rankc, "compile", path, "-o", exe, "--emit", "lib"], check=True)
         runner = os.path.join(HERE, "..", "E2E", "lib_runner.py")
@@ -121,12 +141,13 @@ def main():
     else:
         subprocess.run([rankc, "compile", path, "-o", exe], check=True)
         subprocess.run([os.path.join(exe, "launch"), "--inputs", os.path.join(work, "in"),
-                        "--outputs", os.path.join(work, "res"), "--steps", str(steps)],
-                       check=True)
+                        "--outputs", os.path.join(work, "res"), "--steps", str(steps)]
+                       + feed_args, check=True)
 
     ref = tempfile.mkdtemp(dir=work)
     mp.spawn(ddp_worker, nprocs=ranks, join=True,
-             args=(ranks, free_port(), kind, spec, ignore, freeze, steps, batches, ref))
+             args=(ranks, free_port(), kind, spec, ignore, freeze, steps, batches, ref,
+                   (feed, seed) if feed else None))
     passed = failed = 0
     for r in range(ranks):
         want = np.load(os.path.join(ref, f"rank{r}.npz"))
