@@ -277,6 +277,57 @@ def with_inputs(work):
         def write(folder, model=model, batches=batches, targets=targets):
             export_torch.save_inputs(folder, model, batches, targets)
         out.append((case, path, steps, write, None))
+    out += version3(work)
+    return out
+
+
+# Extra launch arguments of a case (both backends' runs).
+LAUNCH_ARGS = {}
+
+
+def version3(work):
+    """dag-format.md v3 on the GPU: rem, unsigned dtypes and the step leaf
+    (5 steps), mixed-precision accumulation, the heat equation on 2x2 and
+    2x2x2 process grids (grid peers with fill), and a fed one-rank step
+    (a new row every step, shuffled, replayed from CUDA graphs)."""
+    out = []
+    sys.path.insert(0, os.path.join(ROOT, "examples", "heat2d"))
+    import make_heat
+    for name, grid, block in [("v3-heat-2x2-20steps", [2, 2], [6, 5]),
+                              ("v3-heat-2x2x2-20steps", [2, 2, 2], [3, 4, 3])]:
+        path = os.path.join(work, name + ".json")
+        with open(path, "w") as f:
+            json.dump(make_heat.generate(grid, block), f)
+        out.append((name, path, 20, None, None))
+    inputs = os.path.join(ROOT, "test", "E2E", "Inputs")
+    out.append(("v3-ops-5steps", os.path.join(inputs, "v3-ops.json"), 5, None, None))
+    out.append(("v3-mixed-precision", os.path.join(inputs, "mixed-precision.json"), 1,
+                None, None))
+    doc = {"format": "rankc-dag", "version": 3, "world_size": 1, "programs": [{
+        "ranks": [0], "nodes": [
+            {"id": "x", "op": "input", "shape": [64, 32], "dtype": "f32"},
+            {"id": "w", "op": "param", "shape": [32, 8], "dtype": "f32"},
+            {"id": "acc", "op": "input", "shape": [], "dtype": "f32"},
+            {"id": "y", "op": "matmul", "args": ["x", "w"]},
+            {"id": "t", "op": "step", "dtype": "f32"},
+            {"id": "s", "op": "sum", "args": ["y"]},
+            {"id": "ts", "op": "mul", "args": ["t", "s"]},
+            {"id": "acc2", "op": "add", "args": ["acc", "ts"]}],
+        "outputs": {"acc": "acc2", "y": "y"}, "state": {"acc": "acc"}}]}
+    name = "v3-feed-shuffle-9steps-replay"
+    path = os.path.join(work, name + ".json")
+    with open(path, "w") as f:
+        json.dump(doc, f)
+
+    def write(folder):
+        rng = np.random.default_rng(5)
+        d = os.path.join(folder, "rank0")
+        os.makedirs(d, exist_ok=True)
+        np.save(os.path.join(d, "x.npy"), rng.standard_normal((5, 64, 32)).astype(np.float32))
+        np.save(os.path.join(d, "w.npy"), rng.standard_normal((32, 8)).astype(np.float32))
+        np.save(os.path.join(d, "acc.npy"), np.zeros((), np.float32))
+    LAUNCH_ARGS[name] = ["--feed", "x", "--shuffle", "3"]
+    out.append((name, path, 9, write, None))
     return out
 
 
@@ -315,6 +366,8 @@ def prepare(rankc, work):
         if expect:
             with open(os.path.join(base, "expect_error"), "w") as f:
                 f.write(expect)
+        with open(os.path.join(base, "launch_args"), "w") as f:
+            f.write(" ".join(LAUNCH_ARGS.get(name, [])))
         rng = np.random.default_rng(0)
         if write_inputs:
             write_inputs(os.path.join(base, "in"))
@@ -335,7 +388,7 @@ def prepare(rankc, work):
                 sys.exit(f"{name}: compile --target {target} failed:\n{p.stderr}")
         p = run([os.path.join(base, "cpu-exe", "launch"), "--inputs",
                  os.path.join(base, "in"), "--outputs", os.path.join(base, "cpu"),
-                 "--steps", str(steps)], timeout=600)
+                 "--steps", str(steps)] + LAUNCH_ARGS.get(name, []), timeout=600)
         if expect and (p.returncode != 1 or expect not in p.stderr):
             sys.exit(f"{name}: the CPU run should fail with '{expect}':\n{p.stderr}")
         if not expect and p.returncode != 0:
@@ -369,9 +422,11 @@ def compare(work, only=()):
                      os.path.join(base, "cuda"), os.path.join(base, "in"), res, steps],
                     timeout=600, env=env)
         else:
+            args_file = os.path.join(base, "launch_args")
+            extra = open(args_file).read().split() if os.path.exists(args_file) else []
             p = run([os.path.join(base, "cuda", "launch"), "--inputs", os.path.join(base, "in"),
-                     "--outputs", res, "--timeout", "120", "--steps", steps, "--stats", stats],
-                    timeout=600, env=env)
+                     "--outputs", res, "--timeout", "120", "--steps", steps, "--stats", stats]
+                    + extra, timeout=600, env=env)
         why = None
         expect_file = os.path.join(base, "expect_error")
         if os.path.exists(expect_file):

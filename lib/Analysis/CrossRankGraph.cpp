@@ -6,7 +6,7 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "rankc/Analysis/CrossRankGraph.h"
+#include "CrossRankBuilder.h"
 #include "rankc/Support/ProcessGrid.h"
 
 #include "mlir/IR/Diagnostics.h"
@@ -45,62 +45,6 @@ int32_t CrossRankGraph::mpiTag(const TagValue &tag) const {
   return int32_t(it - tags.begin());
 }
 
-/// Builds and verifies the graph; one instance per call of build().
-class CrossRankBuilder {
-public:
-  CrossRankBuilder(MLIRContext *ctx, int64_t worldSize,
-                   ArrayRef<ProgramGraph> programs)
-      : ctx(ctx), ws(worldSize), programs(programs) {}
-
-  FailureOr<CrossRankGraph> run();
-
-private:
-  /// One rank's copy of one event of its program.
-  struct Instance {
-    int32_t rank;
-    uint32_t program;
-    uint32_t event;
-  };
-  using Key = std::tuple<int64_t, int64_t, uint32_t>; // src, dst, tag id
-
-  const CommEvent &eventOf(const Instance &i) const {
-    return programs[i.program].events[i.event];
-  }
-  std::string nodeName(uint32_t program, uint32_t node) const {
-    return "'" + programs[program].nodeId(node) + "'";
-  }
-  std::string nameOf(const Instance &i) const {
-    return nodeName(i.program, eventOf(i).node);
-  }
-  InFlightDiagnostic errorAt(const Instance &i) const {
-    return emitError(programs[i.program].location(eventOf(i).node));
-  }
-
-  LogicalResult assignRanks();
-  void internTags();
-  FailureOr<int64_t> resolvePeer(const Instance &i);
-  LogicalResult matchMessages();
-  LogicalResult matchCollectives();
-  LogicalResult orderProgramLevel();
-  void addCollectiveOrder(uint32_t collectiveBase,
-                          std::vector<std::pair<uint32_t, uint32_t>> &edges);
-  LogicalResult explainCycle();
-
-  MLIRContext *ctx;
-  int64_t ws;
-  ArrayRef<ProgramGraph> programs;
-  CrossRankGraph graph;
-
-  std::vector<int32_t> programOfRank;
-  std::vector<std::vector<uint32_t>> tagIds; // per program, per event
-  std::vector<TagValue> tagOfId;
-  std::vector<std::pair<Instance, Instance>> matched; // (send, recv)
-  /// matched holds rank 0's receives only, standing for every rank's
-  /// (isTranslationInvariant).
-  bool invariant = false;
-  llvm::DenseMap<uint32_t, uint32_t> collectiveOfTag; // tag id -> index
-  std::vector<uint32_t> collectiveTagIds;
-};
 
 LogicalResult CrossRankBuilder::assignRanks() {
   programOfRank.assign(ws, -1);
@@ -187,6 +131,8 @@ LogicalResult CrossRankBuilder::matchMessages() {
   // every phase starts there, and in the invariant case every rank has the
   // problems rank 0 has).
   invariant = isTranslationInvariant(programs);
+  if (!invariant && isOnOneGrid(programs))
+    return matchGridMessages(); // by classes of ranks
   int32_t checked = invariant ? 1 : ws;
   llvm::DenseMap<Key, uint32_t> sendIndex;
   std::vector<Instance> sends;

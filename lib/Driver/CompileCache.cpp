@@ -46,6 +46,7 @@ const std::string &CompileCache::entry() {
   if (entryDir.empty()) {
     auto digest = hash.final();
     llvm::SmallString<256> p(dir);
+    fs::make_absolute(p); // (createUniqueDirectory reads relative as /tmp/...)
     path::append(p, llvm::toHex(digest, /*LowerCase=*/true));
     entryDir = p.str().str();
   }

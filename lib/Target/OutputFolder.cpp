@@ -162,6 +162,11 @@ std::error_code makeStageBeside(llvm::StringRef out, std::string &stage) {
   llvm::SmallString<256> trimmed(out);
   while (trimmed.size() > 1 && path::is_separator(trimmed.back()))
     trimmed.pop_back();
+  // Absolute: createUniqueDirectory puts a relative name under the system's
+  // temporary folder, not beside OUT (`-o sub/out` failed when /tmp/sub did
+  // not exist, and `-o out` staged in /tmp, across file systems).
+  if (std::error_code ec = fs::make_absolute(trimmed))
+    return ec;
   // OUT's parent folders are made as needed (new folders only).
   llvm::StringRef parent = path::parent_path(trimmed);
   if (!parent.empty())
@@ -189,8 +194,9 @@ std::error_code swapIntoPlace(llvm::StringRef stage, llvm::StringRef out) {
     return std::error_code(errno, std::generic_category());
 #endif
   // No exchange on this file system: OUT moved aside, then replaced.
-  llvm::SmallString<256> old;
-  if (std::error_code ec = fs::createUniqueDirectory(out + ".rankc-old", old))
+  llvm::SmallString<256> old, model(out);
+  fs::make_absolute(model); // beside OUT, not in the temporary folder
+  if (std::error_code ec = fs::createUniqueDirectory(model + ".rankc-old", old))
     return ec;
   fs::remove(old);
   if (std::error_code ec = fs::rename(out, old))

@@ -241,8 +241,8 @@ int run(int argc, char **argv) {
   monitoring.open(monitor);
   checkMpi(MPI_Barrier(comm), "MPI_Barrier");
   for (int64_t s = 0; s < steps; ++s) {
+    double begin = now(); // (a step's time includes taking its fed rows)
     feeds.beginStep(s);
-    double begin = now();
     rankc_core_step();
     monitoring.afterStep(s + 1, now() - begin);
   }

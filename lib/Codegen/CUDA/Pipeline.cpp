@@ -64,6 +64,8 @@ void rankc::buildCudaLoweringPipeline(mlir::OpPassManager &pm,
   target.features = options.features;
   target.optLevel = 3;
   pm.addPass(createGpuNVVMAttachTarget(target));
+  // (Before arith becomes LLVM: llvm.frem has no NVPTX instruction.)
+  pm.addNestedPass<gpu::GPUModuleOp>(createRankcGpuRemFToLibdevice());
   OpPassManager &perOp = pm.nestAny();
   perOp.addPass(createLowerAffinePass());
   perOp.addPass(createArithToLLVMConversionPass());

@@ -200,6 +200,18 @@ def RankcGpuMergeKernelModules : Pass<"rankc-gpu-merge-kernel-modules", "mlir::M
   let dependentDialects = ["mlir::gpu::GPUDialect"];
 }
 
+def RankcGpuRemFToLibdevice : Pass<"rankc-gpu-remf-to-libdevice", "mlir::gpu::GPUModuleOp"> {
+  let summary = "A kernel's float remainder as libdevice's fmod";
+  let description = [{
+    `arith.remf` (a float `rem`) in a kernel becomes a call of
+    `__nv_fmodf` / `__nv_fmod`: lowered to LLVM first, it would be
+    `llvm.frem`, which the NVVM conversion refuses (NVPTX has no such
+    instruction). Runs before arith is lowered to LLVM; libdevice is linked
+    with every kernel module.
+  }];
+  let dependentDialects = ["mlir::LLVM::LLVMDialect"];
+}
+
 def RankcGpuStreamOrderedCalls : Pass<"rankc-gpu-stream-ordered-calls", "mlir::ModuleOp"> {
   let summary = "Let calls that enqueue on the kernels' stream go without a host wait";
   let description = [{
