@@ -29,6 +29,8 @@ std::string listText(const std::vector<int64_t> &shape) {
     s += (i ? ", " : "") + std::to_string(shape[i]);
   return s + "]";
 }
+/// Rows this large are read ahead by a thread (below, by the kernel).
+constexpr size_t kThreadedRowBytes = 64 << 10;
 } // namespace
 
 uint64_t feedRow(uint64_t step, uint64_t rows, std::optional<uint64_t> seed) {
@@ -126,50 +128,63 @@ void Feeds::open(const std::vector<std::string> &ids, const std::string &inputs,
       f.data = static_cast<const char *>(f.map) + offset;
     }
     ::close(fd);
-    f.staged[0].resize(f.rowBytes + 1);
-    f.staged[1].resize(f.rowBytes + 1);
+    threaded = threaded || f.rowBytes >= kThreadedRowBytes;
     feeds.push_back(std::move(f));
   }
-  if (!feeds.empty())
+  if (threaded)
     thread = std::thread([this] { worker(); });
 }
 
-void Feeds::prefetch(int64_t step, int slot) {
-  for (Feed &f : feeds)
-    if (f.rowBytes)
-      std::memcpy(f.staged[slot].data(),
-                  f.data + feedRow(step, f.rows, seed) * f.rowBytes,
-                  f.rowBytes);
+void Feeds::touch(int64_t step) {
+  long page = sysconf(_SC_PAGESIZE);
+  for (Feed &f : feeds) {
+    if (!f.rowBytes)
+      continue;
+    const volatile char *row =
+        f.data + feedRow(step, f.rows, seed) * f.rowBytes;
+    for (size_t at = 0; at < f.rowBytes; at += page)
+      (void)row[at];
+    (void)row[f.rowBytes - 1];
+  }
 }
 
 void Feeds::worker() {
   std::unique_lock<std::mutex> lock(mutex);
+  int64_t done = -1;
   for (;;) {
-    cv.wait(lock, [&] { return stop || wanted > ready; });
+    cv.wait(lock, [&] { return stop || wanted > done; });
     if (stop)
       return;
     int64_t step = wanted;
     lock.unlock();
-    prefetch(step, int(step & 1));
+    touch(step);
     lock.lock();
-    ready = step;
-    cv.notify_all();
+    done = step;
   }
 }
 
 void Feeds::beginStep(int64_t step) {
-  if (feeds.empty())
-    return;
-  std::unique_lock<std::mutex> lock(mutex);
-  if (wanted < step) { // the first step: nothing was asked for yet
-    wanted = step;
-    cv.notify_all();
-  }
-  cv.wait(lock, [&] { return ready >= step; });
   for (Feed &f : feeds)
-    rankc_core_set_input(f.input, f.staged[step & 1].data());
-  wanted = step + 1; // read while this step computes
-  cv.notify_all();
+    if (f.rowBytes)
+      rankc_core_set_input(f.input,
+                           f.data + feedRow(step, f.rows, seed) * f.rowBytes);
+  // The next rows, read while this step computes (never waited for: a step
+  // whose rows are not in memory yet reads them itself).
+  if (threaded) {
+    std::lock_guard<std::mutex> lock(mutex);
+    wanted = step + 1;
+    cv.notify_one();
+    return;
+  }
+  long page = sysconf(_SC_PAGESIZE);
+  for (Feed &f : feeds) {
+    if (!f.rowBytes)
+      continue;
+    uintptr_t row = uintptr_t(f.data + feedRow(step + 1, f.rows, seed) * f.rowBytes);
+    uintptr_t begin = row & ~uintptr_t(page - 1);
+    madvise(reinterpret_cast<void *>(begin), row + f.rowBytes - begin,
+            MADV_WILLNEED);
+  }
 }
 
 } // namespace rankc::rt

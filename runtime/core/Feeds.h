@@ -4,11 +4,14 @@
 // [S, *shape]; step k takes row k mod S (with --shuffle SEED, row
 // perm_e[k mod S] of epoch e = k / S, perm_e the Fisher-Yates shuffle driven
 // by splitmix64 seeded with SEED * 0x9E3779B97F4A7C15 + e). Files are
-// memory-mapped, never loaded whole; a thread copies the next step's rows
-// into a second host buffer while the current step computes, so that a
-// step starts with its rows already in memory and only the copy into the
-// input's buffer (rankc_core_set_input: the same address every step, which
-// CUDA graph replay needs) remains.
+// memory-mapped, never loaded whole. A step copies its rows from the map
+// straight into the inputs' buffers (rankc_core_set_input: the same address
+// every step, which CUDA graph replay needs); the next step's rows are read
+// while the current step computes: for rows of 64 KiB or more a thread
+// touches their pages (disk reads and page faults off the step's path), for
+// smaller ones the kernel's readahead (madvise WILLNEED) does, since a
+// thread's wake-up would cost more than the row (a 640-byte batch took
+// 6-10 us a step through a thread, 2 ranks on 2 cores).
 //
 //===----------------------------------------------------------------------===//
 
@@ -36,8 +39,8 @@ public:
   void open(const std::vector<std::string> &ids, const std::string &inputs,
             int rank, std::optional<uint64_t> seed);
   bool empty() const { return feeds.empty(); }
-  /// Sets every fed input to its row of step `step` (waiting for the
-  /// prefetch), then starts reading step + 1's rows.
+  /// Sets every fed input to its row of step `step`, then starts reading
+  /// step + 1's rows.
   void beginStep(int64_t step);
 
 private:
@@ -48,9 +51,9 @@ private:
     const char *data = nullptr; // the mapped rows
     void *map = nullptr;
     size_t mapBytes = 0;
-    std::vector<char> staged[2]; // rows being read, rows ready
   };
-  void prefetch(int64_t step, int slot);
+  /// Brings step `step`'s rows into memory (reads a byte of every page).
+  void touch(int64_t step);
   void worker();
 
   std::vector<Feed> feeds;
@@ -58,8 +61,8 @@ private:
   std::thread thread;
   std::mutex mutex;
   std::condition_variable cv;
-  int64_t wanted = -1, ready = -1; // the step whose rows are asked for, read
-  bool stop = false;
+  int64_t wanted = -1; // the step whose rows the thread reads next
+  bool stop = false, threaded = false;
 };
 
 } // namespace rankc::rt
