@@ -2,10 +2,10 @@
 """A fed training step against the same step on fixed inputs (issue 36).
 
     feed_overhead.py RANKC WORK [--target cpu|cuda] [--steps N] [--ranks R]
-                     [--model transformer|mlp] [--prepare-only] [--run-only]
+                     [--model NAME] [--rows S] [--prepare-only] [--run-only]
 
 Exports the model's data-parallel step with SGD (scripts/export_torch.py's
-models), writes each rank 64 batches as a feed, compiles it and runs
+models), writes each rank S batches (default 64) as a feed, compiles it and runs
 `launch --steps N --metrics` twice in one call: on fixed inputs, and with
 `--feed input0 --shuffle 1` (a new memory-mapped batch every step). Prints
 each run's median step time (--metrics' step_s, rank 0) and their ratio.
@@ -23,21 +23,21 @@ sys.path.insert(0, os.path.join(HERE, "..", "scripts"))
 sys.path.insert(0, os.path.join(HERE, "..", "python"))
 
 
-def prepare(rankc, work, target, ranks, model_kind):
+def prepare(rankc, work, target, ranks, model_kind, rows):
     import torch
     import export_torch
     from rankc.datasets import save_feed
     torch.manual_seed(0)
     model, example = export_torch.MODELS[model_kind]()
     gen = torch.Generator().manual_seed(1)
-    feeds = [torch.randn((64,) + tuple(example.shape), generator=gen) for _ in range(ranks)]
+    feeds = [torch.randn((rows,) + tuple(example.shape), generator=gen) for _ in range(ranks)]
     doc = export_torch.export_step(model, (feeds[0][0],), lambda y: (y * y).mean(),
                                    world_size=ranks,
                                    optimizer={"kind": "sgd", "lr": 0.01, "momentum": 0.9})
     os.makedirs(work, exist_ok=True)
     path = os.path.join(work, "step.json")
     json.dump(doc, open(path, "w"))
-    # in/: the fixed inputs; in-fed/: the same with input0 a feed of 64 rows.
+    # in/: the fixed inputs; in-fed/: the same with input0 a feed of S rows.
     for folder in ("in", "in-fed"):
         export_torch.save_inputs(os.path.join(work, folder), model, [f[0] for f in feeds])
     save_feed(os.path.join(work, "in-fed"), "input0", [f.numpy() for f in feeds])
@@ -63,7 +63,7 @@ def main():
     target, steps = opt("--target", "cpu"), int(opt("--steps", "200"))
     ranks, model = int(opt("--ranks", "2")), opt("--model", "transformer")
     if "--run-only" not in args:
-        prepare(rankc, work, target, ranks, model)
+        prepare(rankc, work, target, ranks, model, int(opt("--rows", "64")))
     if "--prepare-only" in args:
         return
     rows = []

@@ -369,6 +369,7 @@ def prepare(rankc, work):
         with open(os.path.join(base, "launch_args"), "w") as f:
             f.write(" ".join(LAUNCH_ARGS.get(name, [])))
         rng = np.random.default_rng(0)
+        os.makedirs(os.path.join(base, "in"), exist_ok=True)  # (a DAG of constants has none)
         if write_inputs:
             write_inputs(os.path.join(base, "in"))
         for prog in ([] if write_inputs else doc["programs"]):

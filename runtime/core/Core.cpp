@@ -31,6 +31,8 @@
 #include <cstring>
 #include <sstream>
 #include <thread>
+#include <cerrno>
+#include <sys/stat.h>
 
 namespace rankc::rt {
 
@@ -193,6 +195,22 @@ void fillBuffer(void *buffer, size_t bytes, const EventInfo &e) {
     npy::storeElement(e.fillDtype, host.data(), i, e.fillFloat, e.fillInt,
                       e.fillInt != 0 || e.fillFloat != 0);
   copyFromHost(buffer, host.data(), bytes);
+}
+
+uint64_t splitmix64(uint64_t &state) {
+  uint64_t z = (state += 0x9E3779B97F4A7C15ull);
+  z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
+  z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
+  return z ^ (z >> 31);
+}
+
+void makeFolders(const std::string &path) {
+  for (size_t i = 1; i <= path.size(); ++i)
+    if (i == path.size() || path[i] == '/') {
+      std::string prefix = path.substr(0, i);
+      if (mkdir(prefix.c_str(), 0777) != 0 && errno != EEXIST)
+        fail("cannot create folder '%s': %s", prefix.c_str(), strerror(errno));
+    }
 }
 
 size_t TensorInfo::bytes() const {

@@ -64,6 +64,12 @@ struct StepTimes {
 struct Error : std::runtime_error {
   using std::runtime_error::runtime_error;
 };
+/// splitmix64: the generator of launch's reproducible inputs and of
+/// --shuffle's permutations (cli.md).
+uint64_t splitmix64(uint64_t &state);
+/// `path` and its parents, as needed; fails the run if one cannot be made.
+void makeFolders(const std::string &path);
+
 [[noreturn]] void raise(const char *fmt, ...)
     __attribute__((format(printf, 1, 2)));
 

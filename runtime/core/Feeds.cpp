@@ -16,12 +16,6 @@
 namespace rankc::rt {
 
 namespace {
-uint64_t splitmix64(uint64_t &state) {
-  uint64_t z = (state += 0x9E3779B97F4A7C15ull);
-  z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
-  z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
-  return z ^ (z >> 31);
-}
 /// "[4, 2]": a shape as the DAG writes it.
 std::string listText(const std::vector<int64_t> &shape) {
   std::string s = "[";

@@ -35,34 +35,18 @@ using namespace rankc::rt;
 namespace {
 
 // Reproducible inputs: splitmix64 seeded with FNV-1a(input id) ^ rank.
-uint64_t splitmix(uint64_t &state) {
-  uint64_t z = (state += 0x9e3779b97f4a7c15ull);
-  z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
-  z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
-  return z ^ (z >> 31);
-}
-
 void fillRandom(const std::string &id, int dtype, int64_t n, void *data) {
   uint64_t state = 1469598103934665603ull;
   for (char c : id)
     state = (state ^ uint8_t(c)) * 1099511628211ull;
   state ^= uint64_t(rankc_core_rank());
   for (int64_t i = 0; i < n; ++i) {
-    uint64_t r = splitmix(state);
+    uint64_t r = splitmix64(state);
     double u = double(r >> 11) / double(1ull << 53) * 2.0 - 1.0; // [-1, 1)
     bool isUnsigned = dtype == RANKC_U8 || dtype == RANKC_U16 || dtype == RANKC_U32;
     int64_t k = int64_t(r % 17) - (isUnsigned ? 0 : 8); // [-8, 8] or [0, 16]
     npy::storeElement(dtype, data, i, u, k, (r & 1) != 0);
   }
-}
-
-void makeDirs(const std::string &path) {
-  for (size_t i = 1; i <= path.size(); ++i)
-    if (i == path.size() || path[i] == '/') {
-      std::string prefix = path.substr(0, i);
-      if (mkdir(prefix.c_str(), 0777) != 0 && errno != EEXIST)
-        fail("cannot create folder '%s': %s", prefix.c_str(), strerror(errno));
-    }
 }
 
 std::vector<int64_t> shapeOf(const int64_t *dims, int rank) {
@@ -250,7 +234,7 @@ int run(int argc, char **argv) {
 
   if (!outputsDir.empty()) {
     std::string dir = outputsDir + "/rank" + std::to_string(rank);
-    makeDirs(dir);
+    makeFolders(dir);
     for (int i = 0; i < rankc_core_num_outputs(); ++i) {
       int dtype = rankc_core_output_dtype(i);
       std::vector<int64_t> shape =
@@ -270,7 +254,7 @@ int run(int argc, char **argv) {
   if (!statsFile.empty())
     writeStats(statsFile);
   if (!kernelStatsDir.empty()) {
-    makeDirs(kernelStatsDir);
+    makeFolders(kernelStatsDir);
     writeKernelStats(kernelStatsDir + "/rank" + std::to_string(rank) +
                      ".json");
   }

@@ -41,15 +41,6 @@ double scalarOutput(int i) {
   return npy::loadElement(rankc_core_output_dtype(i), value, 0);
 }
 
-void makeFolders(const std::string &path) {
-  for (size_t i = 1; i <= path.size(); ++i)
-    if (i == path.size() || path[i] == '/') {
-      std::string prefix = path.substr(0, i);
-      if (mkdir(prefix.c_str(), 0777) != 0 && errno != EEXIST)
-        fail("cannot create folder '%s': %s", prefix.c_str(), strerror(errno));
-    }
-}
-
 /// "1:02:03" or "2:03".
 std::string clock(double seconds) {
   if (!std::isfinite(seconds) || seconds < 0)
