@@ -142,16 +142,15 @@ void RunMonitor::afterStep(int64_t done, double seconds) {
   bool log = options.logEvery && (done % options.logEvery == 0 ||
                                   done == options.totalSteps);
   if (log || !options.metricsFile.empty())
-    report(done, log ? (now() - windowStart) / double(windowSteps) : seconds);
+    report(done, log ? (now() - windowStart) / double(windowSteps) : seconds,
+           log);
   if (log) {
     windowStart = now();
     windowSteps = 0;
   }
 }
 
-void RunMonitor::report(int64_t done, double stepSeconds) {
-  bool log = options.logEvery && (done % options.logEvery == 0 ||
-                                  done == options.totalSteps);
+void RunMonitor::report(int64_t done, double stepSeconds, bool log) {
   // The averages: one reduction of every common value, to rank 0.
   std::vector<double> local, sum(commonOutputs.size());
   for (int output : commonOutputs)
@@ -252,15 +251,12 @@ void RunMonitor::writer() {
       return; // stopped, everything written
     Snapshot s = std::move(queue.front());
     queue.pop_front();
-    busy = true;
     lock.unlock();
     makeFolders(s.path.substr(0, s.path.rfind('/')));
     std::string error;
     if (!npy::write(s.path, s.dtype, s.shape, s.data.data(), error))
       fail("--save-every: %s", error.c_str());
     lock.lock();
-    busy = false;
-    cv.notify_all();
   }
 }
 

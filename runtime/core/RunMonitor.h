@@ -61,7 +61,8 @@ private:
     std::vector<char> data;
   };
   void agreeOnScalars();
-  void report(int64_t done, double seconds);
+  /// The averages (a collective); a log line when `log`, a metrics line.
+  void report(int64_t done, double seconds, bool log);
   void checkFinite(int64_t done);
   void snapshot(int64_t done);
   void writer();
@@ -77,7 +78,7 @@ private:
   std::mutex mutex;
   std::condition_variable cv;
   std::deque<Snapshot> queue;
-  bool stop = false, busy = false;
+  bool stop = false;
 };
 
 } // namespace rankc::rt
