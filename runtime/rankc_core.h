@@ -52,6 +52,8 @@ void rankc_core_step(void);
 /* Copies the last step's output i to host memory. */
 void rankc_core_get_output(int i, void *host);
 int64_t rankc_core_steps_done(void);
+/* Micro-steps per optimizer update (`accumulate`; 1 without). */
+int64_t rankc_core_accumulate(void);
 
 /* Frees every buffer; finalizes MPI only if init started it. */
 void rankc_core_finalize(void);

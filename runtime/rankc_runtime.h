@@ -116,9 +116,17 @@ void rankc_rt_part_end(int32_t part);
  *                                            checked: take, scatter_add;
  *                                            `rem`: an integer divisor)
  *   part INDEX
- * rankc_entry runs the program once: one step. */
+ *   accumulate K                            (K > 1: steps K-1, 2K-1, ...
+ *                                            run rankc_entry, the others
+ *                                            rankc_micro_entry)
+ * rankc_entry runs the program once: one step. With gradient accumulation
+ * rankc_micro_entry runs a micro-step (same inputs and outputs; its
+ * messages are the events of rankc_micro_manifest, which is otherwise the
+ * same). */
 extern const char rankc_manifest[];
 void rankc_entry(void);
+extern const char rankc_micro_manifest[] __attribute__((weak));
+void rankc_micro_entry(void) __attribute__((weak));
 
 #ifdef __cplusplus
 }

@@ -9,6 +9,12 @@ sys.path.
         [--optimizer sgd|adam|adamw --lr X [--momentum M] [--dampening D]
          [--nesterov] [--weight-decay W] [--betas B1,B2] [--eps E]]
         [--freeze PARAM]...
+        [--lr-schedule JSON | --lr-input] [--clip-grad-norm M]
+        [--accumulate K] [--global-loss]
+
+--lr-schedule takes dag-format.md's `lr_schedule` list as JSON, e.g.
+'[{"kind": "linear", "start_factor": 0.1, "steps": 100},
+  {"kind": "cosine", "steps": 900, "min_factor": 0.1}]'.
 """
 import argparse
 import json
@@ -42,6 +48,16 @@ def main():
     ap.add_argument("--eps", type=float)
     ap.add_argument("--freeze", action="append", default=[], metavar="PARAM",
                     help="a parameter to export with requires_grad=False")
+    ap.add_argument("--lr-schedule", type=json.loads, metavar="JSON",
+                    help="the learning-rate schedule: a list of phases (dag-format.md)")
+    ap.add_argument("--lr-input", action="store_true",
+                    help="the learning rate is the input 'lr' (f64), set every step")
+    ap.add_argument("--clip-grad-norm", type=float, metavar="M",
+                    help="clip gradients to total norm M (output 'grad_norm')")
+    ap.add_argument("--accumulate", type=int, default=1, metavar="K",
+                    help="micro-steps per optimizer update")
+    ap.add_argument("--global-loss", action="store_true",
+                    help="also output 'global_loss', the loss averaged over the ranks")
     a = ap.parse_args()
     torch.manual_seed(0)
     if a.model not in MODELS:
@@ -66,7 +82,10 @@ def main():
             optimizer["nesterov"] = True
     doc = export_step(model, (batch,), lambda y: (y * y).mean(),
                       world_size=a.world_size, bucket_cap_mb=a.bucket_cap_mb,
-                      first_bucket_cap_mb=a.first_bucket_cap_mb, optimizer=optimizer)
+                      first_bucket_cap_mb=a.first_bucket_cap_mb, optimizer=optimizer,
+                      lr_schedule=a.lr_schedule, lr_input=a.lr_input,
+                      clip_grad_norm=a.clip_grad_norm, accumulate=a.accumulate,
+                      global_loss=a.global_loss)
     json.dump(doc, open(a.out, "w"), indent=1)
 
 

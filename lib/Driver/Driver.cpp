@@ -144,7 +144,7 @@ static void applyBucketFlags(ModuleOp module, const CompileOptions &o) {
                              : dp.getFirstBucketCapMb(),
           dp.getIgnore(),
           o.bucketOrder ? b.getStringAttr(*o.bucketOrder) : dp.getOrder(),
-          dp.getOptimizer()));
+          dp.getOptimizer(), dp.getAccumulate()));
 }
 
 OwningOpRef<ModuleOp> compileToPartitioned(MLIRContext &ctx, StringRef input,

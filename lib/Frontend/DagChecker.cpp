@@ -428,6 +428,33 @@ LogicalResult Checker::checkState(Program &p) {
   }
   if (!optimizer)
     return success();
+  const Optimizer &opt = *doc.dataParallel->optimizer;
+  if (!opt.lrInput.empty()) {
+    const Node *lr = nodeNamed(opt.lrInput);
+    if (!lr || lr->op != Op::Input)
+      return error(p, opt.lrPos)
+             << "the optimizer's 'lr' input '" << opt.lrInput
+             << "' is not an input of this program (every program needs it)";
+    if (!lr->outShape.empty() || !isFloat(lr->outDType))
+      return error(p, *lr) << "the optimizer's 'lr' input '" << opt.lrInput
+                           << "' must be a 0-d float, not "
+                           << dtypeName(lr->outDType) << shapeText(lr->outShape);
+  }
+  if (opt.clip && !opt.clip->output.empty() && !gradParams.empty()) {
+    const std::string &name = opt.clip->output;
+    if (!comm::isValidOutputName(name))
+      return error(p, opt.clip->outputPos)
+             << "clip_grad_norm 'output' '" << name
+             << "' is not a valid output name (expected [A-Za-z0-9_.-]+)";
+    if (const Output *clash = outputNamed(name))
+      return error(p, clash->pos)
+             << "output '" << name << "' has the name of clip_grad_norm's "
+             << "'output', which the optimizer writes";
+    if (gradParams.contains(name))
+      return error(p, opt.clip->outputPos)
+             << "clip_grad_norm 'output' '" << name
+             << "' is the name of an updated param";
+  }
   llvm::StringSet<> seen;
   for (const Output &o : p.outputs) {
     if (!o.gradOf || !seen.insert(*o.gradOf).second)

@@ -87,14 +87,45 @@ comm::OptimizerAttr Importer::optimizerAttr(const Optimizer &opt) {
   auto kind = opt.kind == Optimizer::Sgd    ? comm::OptimizerKind::sgd
               : opt.kind == Optimizer::Adam ? comm::OptimizerKind::adam
                                             : comm::OptimizerKind::adamw;
-  if (opt.kind == Optimizer::Sgd)
-    return comm::OptimizerAttr::get(
-        ctx, kind, f(opt.lr), f(opt.weightDecay), f(opt.momentum),
-        f(opt.dampening), b.getBoolAttr(opt.nesterov), ArrayAttr(),
-        FloatAttr());
+  bool sgd = opt.kind == Optimizer::Sgd;
+  FloatAttr lr = opt.lrInput.empty() ? f(opt.lr) : FloatAttr();
+  StringAttr lrInput =
+      opt.lrInput.empty() ? StringAttr() : b.getStringAttr(opt.lrInput);
+  ArrayAttr schedule;
+  if (!opt.lrSchedule.empty()) {
+    SmallVector<Attribute> phases;
+    static const char *const kinds[] = {"constant", "linear", "cosine", "step",
+                                        "exponential"};
+    for (const LrPhase &ph : opt.lrSchedule) {
+      auto k = ph.kind;
+      auto i = [&](int64_t x) { return x ? b.getI64IntegerAttr(x) : IntegerAttr(); };
+      auto only = [&](bool here, double x) { return here ? f(x) : FloatAttr(); };
+      phases.push_back(comm::LrPhaseAttr::get(
+          ctx, b.getStringAttr(kinds[k]), i(ph.steps),
+          only(k == LrPhase::Constant, ph.factor),
+          only(k == LrPhase::Linear, ph.startFactor),
+          only(k == LrPhase::Linear, ph.endFactor),
+          only(k == LrPhase::Cosine, ph.minFactor),
+          k == LrPhase::Step ? i(ph.stepSize) : IntegerAttr(),
+          only(k == LrPhase::Step || k == LrPhase::Exponential, ph.gamma)));
+    }
+    schedule = b.getArrayAttr(phases);
+  }
+  FloatAttr clipMax;
+  StringAttr clipType, clipOutput;
+  if (opt.clip) {
+    clipMax = f(opt.clip->maxNorm);
+    clipType = b.getStringAttr(opt.clip->inf ? "inf" : "2");
+    if (!opt.clip->output.empty())
+      clipOutput = b.getStringAttr(opt.clip->output);
+  }
   return comm::OptimizerAttr::get(
-      ctx, kind, f(opt.lr), f(opt.weightDecay), FloatAttr(), FloatAttr(),
-      BoolAttr(), b.getArrayAttr({f(opt.beta1), f(opt.beta2)}), f(opt.eps));
+      ctx, kind, lr, f(opt.weightDecay), sgd ? f(opt.momentum) : FloatAttr(),
+      sgd ? f(opt.dampening) : FloatAttr(),
+      sgd ? b.getBoolAttr(opt.nesterov) : BoolAttr(),
+      sgd ? ArrayAttr() : b.getArrayAttr({f(opt.beta1), f(opt.beta2)}),
+      sgd ? FloatAttr() : f(opt.eps), lrInput, schedule, clipMax, clipType,
+      clipOutput);
 }
 
 /// Whether an indexing node checks its indices at run time: not when
@@ -381,7 +412,9 @@ OwningOpRef<ModuleOp> Importer::run() {
             b.getF64FloatAttr(dp.firstBucketCapMb), b.getArrayAttr(ignore),
             b.getStringAttr(dp.ddpInitialOrder ? "ddp-initial" : "ready"),
             dp.optimizer ? optimizerAttr(*dp.optimizer)
-                         : comm::OptimizerAttr()));
+                         : comm::OptimizerAttr(),
+            dp.accumulate > 1 ? b.getI64IntegerAttr(dp.accumulate)
+                              : IntegerAttr()));
   }
   std::vector<Declared> declared;
   for (const Program &p : doc.programs)

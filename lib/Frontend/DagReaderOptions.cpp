@@ -26,6 +26,7 @@ bool Reader::readDataParallel(od::value v, DataParallel &dp) {
                        .Case("order", 4)
                        .Case("ignore", 8)
                        .Case("optimizer", 16)
+                       .Case("accumulate", 32)
                        .Default(0);
     if (!bit)
       return fail(pos, "unknown key '" + Twine(key) + "' in 'data_parallel'");
@@ -58,6 +59,14 @@ bool Reader::readDataParallel(od::value v, DataParallel &dp) {
       }
       break;
     }
+    case 32:
+      noteVersion(3, "'accumulate'", pos);
+      dp.accumulatePos = pos;
+      if (!getInt(fv, dp.accumulate) || dp.accumulate < 1 ||
+          dp.accumulate > (int64_t(1) << 40))
+        return fail(pos, "'accumulate' must be an integer >= 1 (micro-steps "
+                         "per update)");
+      break;
     case 16:
       noteV2("'optimizer'", pos);
       dp.optimizer.emplace();
@@ -99,6 +108,42 @@ bool Reader::readOptimizer(od::value v, Optimizer &opt) {
     for (const Field &g : fields)
       if (g.key == f.key)
         return fail(pos, "duplicate key '" + Twine(f.key) + "' in 'optimizer'");
+    if (f.key == "lr_schedule") {
+      noteVersion(3, "'lr_schedule'", pos);
+      if (!readLrSchedule(fv, opt))
+        return false;
+      continue;
+    }
+    if (f.key == "clip_grad_norm") {
+      noteVersion(3, "'clip_grad_norm'", pos);
+      if (!readClip(fv, opt))
+        return false;
+      continue;
+    }
+    if (f.key == "lr") {
+      od::json_type t;
+      RANKC_TRY(fv.type().get(t), pos);
+      if (t == od::json_type::object) {
+        noteVersion(3, "an 'lr' input", pos);
+        opt.lrPos = pos;
+        od::object lo;
+        std::string_view lk;
+        od::value lv;
+        bool ok = !fv.get_object().get(lo);
+        size_t keys = 0;
+        for (auto lf : lo) {
+          ++keys;
+          ok = ok && !lf.unescaped_key().get(lk) && lk == "input" &&
+               !lf.value().get(lv) && getString(lv, opt.lrInput) &&
+               !opt.lrInput.empty();
+        }
+        if (!ok || keys != 1)
+          return fail(pos, "optimizer 'lr' must be a number > 0 or "
+                           "{\"input\": \"node-id\"}");
+        fields.push_back(std::move(f)); // seen: 'lr' is given
+        continue;
+      }
+    }
     if (f.key == "kind") {
       if (sawKind)
         return fail(pos, "duplicate key 'kind' in 'optimizer'");
@@ -147,9 +192,11 @@ bool Reader::readOptimizer(od::value v, Optimizer &opt) {
   auto nonNegative = [](double x) { return x >= 0 && x < 1e300; };
   for (const Field &f : fields) {
     bool sgd = opt.kind == Optimizer::Sgd, ok = true;
-    if (f.key == "lr") {
+    if (f.key == "lr" && !opt.lrInput.empty()) {
       sawLr = true;
-      ok = number(f, opt.lr, "a number > 0",
+    } else if (f.key == "lr") {
+      sawLr = true;
+      ok = number(f, opt.lr, "a number > 0 or {\"input\": \"node-id\"}",
                   [](double x) { return x > 0 && x < 1e300; });
     } else if (f.key == "weight_decay") {
       ok = number(f, opt.weightDecay, "a number >= 0", nonNegative);
@@ -182,9 +229,187 @@ bool Reader::readOptimizer(od::value v, Optimizer &opt) {
   }
   if (!sawLr)
     return fail(opt.pos, "'optimizer' has no 'lr'");
+  if (!opt.lrInput.empty() && !opt.lrSchedule.empty())
+    return fail(opt.lrSchedule.front().pos,
+                "'lr_schedule' cannot be used with an 'lr' input (the input "
+                "is the learning rate of each step)");
   if (opt.nesterov && (opt.momentum <= 0 || opt.dampening != 0))
     return fail(opt.pos, "Nesterov momentum needs 'momentum' > 0 and "
                          "'dampening' 0 (as torch.optim.SGD)");
+  return true;
+}
+
+namespace {
+const char *const kPhaseKinds =
+    "\"constant\", \"linear\", \"cosine\", \"step\" or \"exponential\"";
+}
+
+bool Reader::readLrSchedule(od::value v, Optimizer &opt) {
+  Pos pos = posOf(v);
+  od::array arr;
+  if (v.get_array().get(arr))
+    return fail(pos, "'lr_schedule' must be a list of phases");
+  for (auto elem : arr) {
+    od::value pv;
+    RANKC_TRY(elem.get(pv), pos);
+    LrPhase ph;
+    ph.pos = posOf(pv);
+    od::object obj;
+    if (pv.get_object().get(obj))
+      return fail(ph.pos, "an 'lr_schedule' phase must be an object with a "
+                          "'kind'");
+    // Fields may come before "kind": read them all, then check.
+    struct Field {
+      std::string key;
+      Pos pos;
+      double number = 0;
+      int64_t integer = 0;
+      bool isNumber = false, isInt = false;
+    };
+    std::vector<Field> fields;
+    std::string kind;
+    bool sawKind = false;
+    for (auto field : obj) {
+      std::string_view key;
+      od::value fv;
+      RANKC_TRY(field.unescaped_key().get(key), ph.pos);
+      RANKC_TRY(field.value().get(fv), ph.pos);
+      Field f;
+      f.key.assign(key);
+      f.pos = posOf(fv);
+      for (const Field &g : fields)
+        if (g.key == f.key)
+          return fail(f.pos, "duplicate key '" + Twine(f.key) +
+                                 "' in an 'lr_schedule' phase");
+      if (f.key == "kind") {
+        if (sawKind)
+          return fail(f.pos, "duplicate key 'kind' in an 'lr_schedule' phase");
+        sawKind = true;
+        if (!getString(fv, kind))
+          kind = "?";
+        continue;
+      }
+      od::number_type t;
+      if (fv.type().value_unsafe() == od::json_type::number &&
+          !fv.get_number_type().get(t)) {
+        if (t == od::number_type::signed_integer) {
+          f.isInt = f.isNumber = !fv.get_int64().get(f.integer);
+          f.number = double(f.integer);
+        } else {
+          f.isNumber = !fv.get_double().get(f.number);
+        }
+      }
+      fields.push_back(std::move(f));
+    }
+    static const llvm::StringMap<LrPhase::Kind> kinds = {
+        {"constant", LrPhase::Constant}, {"linear", LrPhase::Linear},
+        {"cosine", LrPhase::Cosine},     {"step", LrPhase::Step},
+        {"exponential", LrPhase::Exponential}};
+    auto k = kinds.find(kind);
+    if (!sawKind || k == kinds.end())
+      return fail(ph.pos, "an 'lr_schedule' phase's 'kind' must be " +
+                              Twine(kPhaseKinds));
+    ph.kind = k->second;
+    bool sawGamma = false;
+    for (const Field &f : fields) {
+      auto number = [&](double &out, bool positive) {
+        if (!f.isNumber || !(positive ? f.number > 0 : f.number >= 0) ||
+            !(f.number < 1e300))
+          return fail(f.pos, "lr_schedule '" + Twine(f.key) + "' must be " +
+                                 (positive ? "a number > 0" : "a number >= 0"));
+        out = f.number;
+        return true;
+      };
+      auto count = [&](int64_t &out) {
+        if (!f.isInt || f.integer < 1)
+          return fail(f.pos, "lr_schedule '" + Twine(f.key) +
+                                 "' must be an integer >= 1");
+        out = f.integer;
+        return true;
+      };
+      bool ok;
+      if (f.key == "steps")
+        ok = count(ph.steps);
+      else if (f.key == "factor" && ph.kind == LrPhase::Constant)
+        ok = number(ph.factor, false);
+      else if (f.key == "start_factor" && ph.kind == LrPhase::Linear)
+        ok = number(ph.startFactor, false);
+      else if (f.key == "end_factor" && ph.kind == LrPhase::Linear)
+        ok = number(ph.endFactor, false);
+      else if (f.key == "min_factor" && ph.kind == LrPhase::Cosine)
+        ok = number(ph.minFactor, false);
+      else if (f.key == "step_size" && ph.kind == LrPhase::Step)
+        ok = count(ph.stepSize);
+      else if (f.key == "gamma" && (ph.kind == LrPhase::Step ||
+                                    ph.kind == LrPhase::Exponential))
+        ok = (sawGamma = true, number(ph.gamma, false));
+      else
+        return fail(f.pos, "unknown key '" + Twine(f.key) + "' for an '" +
+                               kind + "' lr_schedule phase");
+      if (!ok)
+        return false;
+    }
+    if ((ph.kind == LrPhase::Linear || ph.kind == LrPhase::Cosine) &&
+        !ph.steps)
+      return fail(ph.pos, "a '" + Twine(kind) +
+                              "' lr_schedule phase needs 'steps' (its length "
+                              "in optimizer steps)");
+    if (ph.kind == LrPhase::Step && !ph.stepSize)
+      return fail(ph.pos, "a 'step' lr_schedule phase needs 'step_size'");
+    if (ph.kind == LrPhase::Exponential && !sawGamma)
+      return fail(ph.pos, "an 'exponential' lr_schedule phase needs 'gamma'");
+    if (!opt.lrSchedule.empty() && !opt.lrSchedule.back().steps)
+      return fail(opt.lrSchedule.back().pos,
+                  "every lr_schedule phase but the last needs 'steps' (how "
+                  "many optimizer steps it lasts)");
+    opt.lrSchedule.push_back(ph);
+  }
+  if (opt.lrSchedule.empty())
+    return fail(pos, "'lr_schedule' must list at least one phase");
+  return true;
+}
+
+bool Reader::readClip(od::value v, Optimizer &opt) {
+  ClipGradNorm clip;
+  clip.pos = posOf(v);
+  od::object obj;
+  if (v.get_object().get(obj))
+    return fail(clip.pos, "'clip_grad_norm' must be an object "
+                          "{\"max_norm\": M, \"norm_type\": 2 or \"inf\"}");
+  bool sawMax = false;
+  for (auto field : obj) {
+    std::string_view key;
+    od::value fv;
+    RANKC_TRY(field.unescaped_key().get(key), clip.pos);
+    RANKC_TRY(field.value().get(fv), clip.pos);
+    Pos pos = posOf(fv);
+    if (key == "max_norm") {
+      if (sawMax)
+        return fail(pos, "duplicate key 'max_norm' in 'clip_grad_norm'");
+      sawMax = true;
+      if (!getNumber(fv, clip.maxNorm) || !(clip.maxNorm > 0) ||
+          !(clip.maxNorm < 1e300))
+        return fail(pos, "clip_grad_norm 'max_norm' must be a number > 0");
+    } else if (key == "norm_type") {
+      od::json_type t;
+      RANKC_TRY(fv.type().get(t), pos);
+      std::string s;
+      double d = 0;
+      if (t == od::json_type::string && getString(fv, s) && s == "inf")
+        clip.inf = true;
+      else if (!(t == od::json_type::number && getNumber(fv, d) && d == 2))
+        return fail(pos, "clip_grad_norm 'norm_type' must be 2 or \"inf\"");
+    } else if (key == "output") {
+      clip.outputPos = pos;
+      if (!getString(fv, clip.output) || clip.output.empty())
+        return fail(pos, "clip_grad_norm 'output' must be an output name");
+    } else {
+      return fail(pos, "unknown key '" + Twine(key) + "' in 'clip_grad_norm'");
+    }
+  }
+  if (!sawMax)
+    return fail(clip.pos, "'clip_grad_norm' has no 'max_norm'");
+  opt.clip = clip;
   return true;
 }
 

@@ -81,6 +81,8 @@ private:
   bool readOutputs(od::value v, Program &prog);
   bool readDataParallel(od::value v, DataParallel &dp);
   bool readOptimizer(od::value v, Optimizer &opt);
+  bool readLrSchedule(od::value v, Optimizer &opt);
+  bool readClip(od::value v, Optimizer &opt);
   bool readState(od::value v, Program &prog);
   /// Remembers the first use of a feature of version 2 or 3: whether it is
   /// allowed depends on "version", which may come anywhere in the document.

@@ -222,9 +222,11 @@ LogicalResult writePrograms(ModuleOp module, StringRef out,
     for (StringRef dialect : deps.getDialectNames())
       ctx->getOrLoadDialect(dialect);
   }
-  std::vector<OwningOpRef<ModuleOp>> programs;
-  for (const std::string &name : names)
+  std::vector<OwningOpRef<ModuleOp>> programs, microSteps;
+  for (const std::string &name : names) {
     programs.push_back(extractProgram(module, name));
+    microSteps.push_back(extractMicroStep(module, name));
+  }
   auto build = [&](size_t i) -> LogicalResult {
     const std::string &name = names[i];
     ModuleOp program = *programs[i];
@@ -244,6 +246,22 @@ LogicalResult writePrograms(ModuleOp module, StringRef out,
         emitObjects(program, object, t, options.cpu);
     if (failed(objects))
       return failure();
+    // With gradient accumulation, the micro-step is lowered the same way
+    // and linked into the same binary under names of its own.
+    if (OwningOpRef<ModuleOp> &micro = microSteps[i]) {
+      TimingScope m = t.nest("micro-step");
+      PassManager mpm(ctx);
+      mpm.enableTiming(m);
+      buildLowering(mpm, options);
+      if (failed(runVerifyingOnce(mpm, *micro, &m)))
+        return failure();
+      prefixMicroStepSymbols(*micro);
+      FailureOr<std::vector<std::string>> more =
+          emitObjects(*micro, (object + ".micro").str(), m, options.cpu);
+      if (failed(more))
+        return failure();
+      objects->insert(objects->end(), more->begin(), more->end());
+    }
     TimingScope linking = t.nest("link");
     StringRef openmp =
         options.threads > 1 ? StringRef(options.runtime.openmp) : StringRef();

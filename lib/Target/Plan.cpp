@@ -163,8 +163,11 @@ LogicalResult writePlan(ModuleOp module, llvm::raw_ostream &os) {
                           {"buckets", std::move(buckets)},
                           {"mpi_tags", std::move(mpiTags)}};
   // The optimizer with its defaults filled in: what the programs compute.
-  if (auto dp = module->getAttrOfType<comm::DataParallelAttr>(
-          comm::CommDialect::kDataParallel))
+  auto dp = module->getAttrOfType<comm::DataParallelAttr>(
+      comm::CommDialect::kDataParallel);
+  if (dp && dp.getAccumulateOr1() > 1)
+    plan["accumulate"] = dp.getAccumulateOr1();
+  if (dp)
     if (comm::OptimizerAttr opt = dp.getOptimizer()) {
       llvm::json::Object fields;
       fields["kind"] = comm::stringifyOptimizerKind(opt.getKind()).str();
@@ -184,6 +187,40 @@ LogicalResult writePlan(ModuleOp module, llvm::raw_ostream &os) {
         for (Attribute b : opt.getBetas())
           betas.push_back(cast<FloatAttr>(b).getValueAsDouble());
         fields["betas"] = std::move(betas);
+      }
+      if (opt.getLrInput())
+        fields["lr"] = llvm::json::Object{{"input", opt.getLrInput().str()}};
+      if (ArrayAttr schedule = opt.getLrSchedule()) {
+        llvm::json::Array phases;
+        for (auto phase : schedule.getAsRange<comm::LrPhaseAttr>()) {
+          llvm::json::Object p{{"kind", phase.getKind().str()}};
+          auto put = [&](llvm::StringRef key, Attribute a) {
+            if (auto f = dyn_cast_or_null<FloatAttr>(a))
+              p[key] = f.getValueAsDouble();
+            else if (auto i = dyn_cast_or_null<IntegerAttr>(a))
+              p[key] = i.getInt();
+          };
+          put("steps", phase.getSteps());
+          put("factor", phase.getFactor());
+          put("start_factor", phase.getStartFactor());
+          put("end_factor", phase.getEndFactor());
+          put("min_factor", phase.getMinFactor());
+          put("step_size", phase.getStepSize());
+          put("gamma", phase.getGamma());
+          phases.push_back(std::move(p));
+        }
+        fields["lr_schedule"] = std::move(phases);
+      }
+      if (opt.getClipMaxNorm()) {
+        llvm::json::Object clip{
+            {"max_norm", opt.getClipMaxNorm().getValueAsDouble()}};
+        if (opt.getClipNormType().getValue() == "inf")
+          clip["norm_type"] = "inf";
+        else
+          clip["norm_type"] = 2;
+        if (opt.getClipOutput())
+          clip["output"] = opt.getClipOutput().str();
+        fields["clip_grad_norm"] = std::move(clip);
       }
       plan["optimizer"] = std::move(fields);
     }

@@ -64,6 +64,11 @@ struct Check {
 std::vector<Check> checks; // by check number
 // rankc_rt_index_record's buffer (GPU kernels' index errors), once asked for.
 void *indexRecord = nullptr;
+// Gradient accumulation: every accumulate-th step is an update step, the
+// others micro-steps (rankc_micro_entry, with the messages of its own
+// manifest, swapped into `events` while it runs).
+int64_t accumulate = 1;
+std::vector<EventInfo> microEvents;
 
 /// Ends the run if a kernel met an index out of range in the last step.
 void checkIndexRecord() {
@@ -75,20 +80,30 @@ void checkIndexRecord() {
     rankc_rt_index_error(int32_t(record[0] - 1), record[1], record[2]);
 }
 
-void parseManifest() {
-  inputs.clear();
-  outputs.clear();
+/// Reads rankc_manifest; with `micro`, rankc_micro_manifest's messages
+/// only (the rest is the same as the program's).
+void parseManifest(const char *text, bool micro) {
+  std::vector<EventInfo> &events = micro ? microEvents : rankc::rt::events;
   events.clear();
-  checks.clear();
-  visibleInputs.clear();
-  visibleOutputs.clear();
-  std::istringstream in(rankc_manifest);
+  if (!micro) {
+    inputs.clear();
+    outputs.clear();
+    checks.clear();
+    visibleInputs.clear();
+    visibleOutputs.clear();
+    accumulate = 1;
+  }
+  std::istringstream in(text);
   std::string line;
   while (std::getline(in, line)) {
     std::istringstream l(line);
     std::string kind;
     l >> kind;
-    if (kind == "program") {
+    if (micro && kind != "event" && kind != "grid" && kind != "fill")
+      continue;
+    if (kind == "accumulate") {
+      l >> accumulate;
+    } else if (kind == "program") {
       l >> programName;
     } else if (kind == "world_size") {
       int ws;
@@ -179,6 +194,8 @@ void parseManifest() {
       events.push_back(e);
     }
   }
+  if (micro)
+    return;
   for (size_t i = 0; i < inputs.size(); ++i)
     if (!inputs[i].zero && !inputs[i].step)
       visibleInputs.push_back(i);
@@ -381,7 +398,14 @@ void rankc_core_init(int *argc, char ***argv, double timeout) {
     timeoutSeconds = timeout;
   // Before any buffer exists: a wrong world size or rank leaves nothing
   // to free.
-  parseManifest();
+  parseManifest(rankc_manifest, false);
+  if (accumulate > 1) {
+    if (!rankc_micro_entry || !rankc_micro_manifest)
+      raise("the program accumulates gradients over %lld steps but has no "
+            "micro-step (rankc_micro_entry): rebuild it with this rankc",
+            (long long)accumulate);
+    parseManifest(rankc_micro_manifest, true);
+  }
   initBuffers(rank);
   initDeviceCollectives();
   for (const TensorInfo &t : inputs) // zeroed
@@ -412,6 +436,7 @@ const int64_t *rankc_core_output_shape(int i) {
 }
 int rankc_core_input_is_state(int i) { return visibleInput(i).stateOf >= 0; }
 int64_t rankc_core_steps_done(void) { return stepTimes.size() + stepOffset; }
+int64_t rankc_core_accumulate(void) { return accumulate; }
 
 void rankc_core_set_input(int i, const void *host) {
   visibleInput(i);
@@ -442,8 +467,14 @@ void rankc_core_step(void) {
   stepTimes.emplace_back();
   currentStep = &stepTimes.back();
   double begin = now();
-  bool replayed = runStep(step, current, outputAt, rankc_entry);
+  bool micro = accumulate > 1 && (number + 1) % accumulate != 0;
+  if (micro)
+    std::swap(events, microEvents);
+  bool replayed = runStep(step, current, outputAt,
+                          micro ? rankc_micro_entry : rankc_entry);
   waitAll();
+  if (micro)
+    std::swap(events, microEvents);
   synchronizeBuffers(); // the step's last library call, if any, is done
   checkIndexRecord();   // before anyone reads this step's outputs
   double end = now();

@@ -174,6 +174,11 @@ int run(int argc, char **argv) {
     }
   }
   rankc_core_init(&argc, &argv, timeout);
+  // A run ends with an update: its outputs are the updated parameters.
+  if (int64_t k = rankc_core_accumulate(); steps % k != 0)
+    fail("--steps %lld is not a multiple of the program's 'accumulate' %lld "
+         "(the parameters are updated every %lld steps)",
+         (long long)steps, (long long)k, (long long)k);
   tracing = !traceFile.empty();
   if (!kernelStatsDir.empty())
     enableKernelTiming();

@@ -9,22 +9,34 @@ namespace rankc::rt {
 
 namespace {
 struct Recording {
+  void (*entry)(); // the update step's or a micro-step's
   std::vector<void *> inputs;
   Arena::Mark start, end; // the arena before and after the step
   std::vector<void *> outputs;
   void *replay;
 };
 
-// Two keys repeat in a long run (one per arena); the first steps and a
-// caller's new state add a few.
-constexpr size_t kKept = 4;
-constexpr int kMaxRecordings = 8;
+// Two keys repeat in a long run (one per arena; twice that with gradient
+// accumulation's micro-steps); the first steps and a caller's new state add
+// a few.
+constexpr size_t kKept = 8;
+constexpr int kMaxRecordings = 16;
 
 std::vector<Recording> kept;
 bool decided = false, off = false;
 std::string whyNot;
 int recordings = 0;
 int64_t replays = 0, steps = 0;
+// How often each entry ran (update step, micro-step).
+std::vector<std::pair<void (*)(), int64_t>> runs;
+
+int64_t runOf(void (*entry)()) {
+  for (auto &[e, n] : runs)
+    if (e == entry)
+      return n++;
+  runs.push_back({entry, 1});
+  return 0;
+}
 
 /// Whether the program's steps may be recorded at all (once per run).
 bool replayable() {
@@ -55,16 +67,17 @@ void stopRecording(const std::string &why) {
 bool runStep(int64_t step, const std::vector<void *> &inputs,
              std::vector<void *> &outputs, void (*entry)()) {
   ++steps;
-  // The first two steps (one per arena) run as they are: they tune the
-  // GEMMs and size the arenas, which a recording must not do.
-  if (!replayable() || step < 2) {
+  (void)step;
+  // The first two runs of an entry (one per arena) run as they are: they
+  // tune the GEMMs and size the arenas, which a recording must not do.
+  if (runOf(entry) < 2 || !replayable()) {
     entry();
     return false;
   }
   Arena &arena = programArenas().now();
   Arena::Mark start = arena.mark();
   for (const Recording &r : kept)
-    if (r.start == start && r.inputs == inputs) {
+    if (r.entry == entry && r.start == start && r.inputs == inputs) {
       replayStep(r.replay);
       outputs = r.outputs;
       arena.restore(r.end); // as if the host code had allocated again
@@ -100,7 +113,7 @@ bool runStep(int64_t step, const std::vector<void *> &inputs,
     dropStepRecording(kept.front().replay);
     kept.erase(kept.begin());
   }
-  kept.push_back({inputs, start, end, outputs, replay});
+  kept.push_back({entry, inputs, start, end, outputs, replay});
   return true;
 }
 
@@ -123,6 +136,7 @@ void finishStepReplay() {
   whyNot.clear();
   recordings = 0;
   replays = steps = 0;
+  runs.clear();
 }
 
 } // namespace rankc::rt

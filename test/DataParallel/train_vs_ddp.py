@@ -10,7 +10,16 @@ Every rank's final parameters and last loss must agree.
 
     train_vs_ddp.py RANKC WORKDIR RANKS STEPS MODEL OPTIMIZER-JSON
         [--ignore PARAM] [--freeze PARAM] [--rtol R] [--atol A] [--lib]
-        [--feed S --shuffle SEED]
+        [--feed S --shuffle SEED] [--schedule warmcos|step|exp]
+        [--clip M [--norm-type inf]] [--accumulate K]
+
+--schedule adds a torch.optim.lr_scheduler on both sides (warmcos:
+SequentialLR of LinearLR and CosineAnnealingLR; step: StepLR; exp:
+ExponentialLR), exported as `lr_schedule`. --clip M clips with
+clip_grad_norm_ (rankc's `grad_norm` output is compared with its return
+value). --accumulate K runs STEPS optimizer steps of K micro-steps each
+(DDP under no_sync, the loss divided by K), a new batch every micro-step
+(--feed S is then required).
 
 --feed S gives every rank S batches, fed one a step (`launch --feed input0`,
 row k mod S, in --shuffle SEED's order when given): DDP trains on the same
@@ -59,8 +68,23 @@ def make_optimizer(model, spec):
     return OPTIMIZERS[spec["kind"]](params, **kw)
 
 
+def make_schedule(opt, which):
+    """The learning-rate schedule `which` of torch optimizer opt (or None)."""
+    sched = torch.optim.lr_scheduler
+    if which == "warmcos":
+        return sched.SequentialLR(opt, [sched.LinearLR(opt, 0.1, total_iters=10),
+                                        sched.CosineAnnealingLR(opt, T_max=50,
+                                                                eta_min=opt.defaults["lr"] * 0.05)],
+                                  milestones=[10])
+    if which == "step":
+        return sched.StepLR(opt, step_size=7, gamma=0.5)
+    if which == "exp":
+        return sched.ExponentialLR(opt, 0.95)
+    return None
+
+
 def ddp_worker(r, ranks, port, kind, spec, ignore, freeze, steps, batches, out,
-               order=None):
+               order=None, schedule=None, clip=None, norm_type=2.0, accumulate=1):
     os.environ.update(MASTER_ADDR="127.0.0.1", MASTER_PORT=str(port))
     dist.init_process_group("gloo", rank=r, world_size=ranks)
     torch.set_num_threads(1)
@@ -70,15 +94,30 @@ def ddp_worker(r, ranks, port, kind, spec, ignore, freeze, steps, batches, out,
             model, ignore)
     ddp = torch.nn.parallel.DistributedDataParallel(model)
     opt = make_optimizer(model, spec)
-    loss = None
+    sched = make_schedule(opt, schedule)
+    loss = norm = None
     for k in range(steps):
         opt.zero_grad()
-        batch = batches[r] if order is None else batches[r][datasets.feed_row(k, *order)]
-        loss = LOSS(ddp(batch))
-        loss.backward()
+        for micro in range(accumulate):
+            m = k * accumulate + micro
+            batch = batches[r] if order is None else batches[r][datasets.feed_row(m, *order)]
+            if micro + 1 < accumulate:
+                with ddp.no_sync():
+                    loss = LOSS(ddp(batch))
+                    (loss / accumulate).backward()
+            else:
+                loss = LOSS(ddp(batch))
+                (loss / accumulate).backward()
+        if clip is not None:
+            norm = torch.nn.utils.clip_grad_norm_(
+                [p for p in model.parameters() if p.requires_grad], clip, norm_type)
         opt.step()
+        if sched is not None:
+            sched.step()
     res = {n: p.detach().numpy().copy() for n, p in model.named_parameters()}
     res["loss"] = np.float32(loss.item())
+    if norm is not None:
+        res["grad_norm"] = np.float32(norm.item())
     np.savez(os.path.join(out, f"rank{r}.npz"), **res)
     dist.destroy_process_group()
 
@@ -105,6 +144,11 @@ def main():
         args.remove("--lib")
     feed = take("--feed", default=None, cast=int)
     seed = take("--shuffle", default=None, cast=int)
+    schedule = take("--schedule")
+    clip = take("--clip", default=None, cast=float)
+    norm_type = take("--norm-type", default="2")
+    norm_type = float("inf") if norm_type == "inf" else float(norm_type)
+    accumulate = take("--accumulate", default=1, cast=int)
     rtol = take("--rtol", default=1e-4, cast=float)
     atol = take("--atol", default=1e-6, cast=float)
     rankc, work, ranks, steps, kind, spec = args[0], args[1], int(args[2]), int(args[3]), args[4], json.loads(args[5])
@@ -119,9 +163,15 @@ def main():
     else:
         batches = [torch.randn(example.shape, generator=gen) for _ in range(ranks)]
         first = batches
+    # The schedule exported from the same torch scheduler DDP runs with.
+    lr_schedule = make_schedule(make_optimizer(build(kind, freeze)[0], spec), schedule)
     doc = export_torch.export_step(model, (first[0],), LOSS, world_size=ranks,
                                    bucket_cap_mb=0.002, first_bucket_cap_mb=0.001,
-                                   optimizer=spec)
+                                   optimizer=spec, lr_schedule=lr_schedule,
+                                   clip_grad_norm=None if clip is None else
+                                   {"max_norm": clip, "output": "grad_norm",
+                                    "norm_type": "inf" if norm_type == float("inf") else 2},
+                                   accumulate=accumulate)
     if ignore:
         doc["data_parallel"]["ignore"] = ignore
     path = os.path.join(work, "step.json")
@@ -137,17 +187,17 @@ def main():
         runner = os.path.join(HERE, "..", "E2E", "lib_runner.py")
         subprocess.run([os.environ.get("RANKC_MPIEXEC") or "mpiexec.mpich", "-n", str(ranks),
                         sys.executable, runner, exe, os.path.join(work, "in"),
-                        os.path.join(work, "res"), str(steps)], check=True)
+                        os.path.join(work, "res"), str(steps * accumulate)], check=True)
     else:
         subprocess.run([rankc, "compile", path, "-o", exe], check=True)
         subprocess.run([os.path.join(exe, "launch"), "--inputs", os.path.join(work, "in"),
-                        "--outputs", os.path.join(work, "res"), "--steps", str(steps)]
+                        "--outputs", os.path.join(work, "res"), "--steps", str(steps * accumulate)]
                        + feed_args, check=True)
 
     ref = tempfile.mkdtemp(dir=work)
     mp.spawn(ddp_worker, nprocs=ranks, join=True,
              args=(ranks, free_port(), kind, spec, ignore, freeze, steps, batches, ref,
-                   (feed, seed) if feed else None))
+                   (feed, seed) if feed else None, schedule, clip, norm_type, accumulate))
     passed = failed = 0
     for r in range(ranks):
         want = np.load(os.path.join(ref, f"rank{r}.npz"))

@@ -67,12 +67,61 @@ bool GridAttr::leavesGrid() const {
   return false;
 }
 
+LogicalResult LrPhaseAttr::verify(
+    function_ref<InFlightDiagnostic()> emitError, StringAttr kind,
+    IntegerAttr steps, FloatAttr factor, FloatAttr startFactor,
+    FloatAttr endFactor, FloatAttr minFactor, IntegerAttr stepSize,
+    FloatAttr gamma) {
+  StringRef k = kind.getValue();
+  bool ok = k == "constant"       ? bool(factor)
+            : k == "linear"      ? startFactor && endFactor && steps
+            : k == "cosine"      ? minFactor && steps
+            : k == "step"        ? stepSize && gamma
+            : k == "exponential" ? bool(gamma)
+                                 : false;
+  if (!ok)
+    return emitError() << "'comm.lr_phase' of kind \"" << k
+                       << "\" lacks a setting or is of no known kind "
+                          "(constant: factor; linear: steps, start_factor, "
+                          "end_factor; cosine: steps, min_factor; step: "
+                          "step_size, gamma; exponential: gamma)";
+  if ((steps && steps.getInt() < 1) || (stepSize && stepSize.getInt() < 1))
+    return emitError() << "'comm.lr_phase' steps and step_size must be >= 1";
+  return success();
+}
+
 LogicalResult OptimizerAttr::verify(
     function_ref<InFlightDiagnostic()> emitError, OptimizerKind kind,
     FloatAttr lr, FloatAttr weightDecay, FloatAttr momentum,
-    FloatAttr dampening, BoolAttr nesterov, ArrayAttr betas, FloatAttr eps) {
-  if (!(lr.getValueAsDouble() > 0))
+    FloatAttr dampening, BoolAttr nesterov, ArrayAttr betas, FloatAttr eps,
+    StringAttr lrInput, ArrayAttr lrSchedule, FloatAttr clipMaxNorm,
+    StringAttr clipNormType, StringAttr clipOutput) {
+  if (bool(lr) == bool(lrInput))
+    return emitError() << "'comm.data_parallel' optimizer needs 'lr' or "
+                          "'lr_input', not both";
+  if (lr && !(lr.getValueAsDouble() > 0))
     return emitError() << "'comm.data_parallel' optimizer lr must be > 0";
+  if (lrSchedule && (lrInput || lrSchedule.empty()))
+    return emitError() << "'comm.data_parallel' optimizer lr_schedule must "
+                          "be a non-empty list, with 'lr' (not 'lr_input')";
+  if (lrSchedule)
+    for (auto [i, a] : llvm::enumerate(lrSchedule)) {
+      auto phase = dyn_cast<LrPhaseAttr>(a);
+      if (!phase)
+        return emitError() << "'comm.data_parallel' optimizer lr_schedule "
+                              "holds #comm.lr_phase attributes only";
+      if (!phase.getSteps() && i + 1 != lrSchedule.size())
+        return emitError() << "'comm.data_parallel' optimizer lr_schedule: "
+                              "every phase but the last needs 'steps'";
+    }
+  if (bool(clipMaxNorm) != bool(clipNormType) ||
+      (clipOutput && !clipMaxNorm) ||
+      (clipMaxNorm && !(clipMaxNorm.getValueAsDouble() > 0)) ||
+      (clipNormType && clipNormType.getValue() != "2" &&
+       clipNormType.getValue() != "inf"))
+    return emitError() << "'comm.data_parallel' optimizer clipping needs "
+                          "'clip_max_norm' > 0 and 'clip_norm_type' \"2\" or "
+                          "\"inf\" ('clip_output' only with them)";
   bool sgd = kind == OptimizerKind::sgd;
   if (sgd && (!momentum || !dampening || !nesterov))
     return emitError() << "'comm.data_parallel' optimizer sgd needs "
@@ -92,7 +141,9 @@ LogicalResult OptimizerAttr::verify(
 LogicalResult DataParallelAttr::verify(
     function_ref<InFlightDiagnostic()> emitError, FloatAttr bucketCapMb,
     FloatAttr firstBucketCapMb, ArrayAttr ignore, StringAttr order,
-    OptimizerAttr optimizer) {
+    OptimizerAttr optimizer, IntegerAttr accumulate) {
+  if (accumulate && accumulate.getInt() < 1)
+    return emitError() << "'comm.data_parallel' accumulate must be >= 1";
   for (auto [key, cap] : {std::pair{"bucket_cap_mb", bucketCapMb},
                           std::pair{"first_bucket_cap_mb", firstBucketCapMb}})
     if (cap && !(cap.getValueAsDouble() > 0))

@@ -51,6 +51,10 @@ def Comm_Dialect : Dialect {
     - `comm.step` (function argument, string): the DAG node id of a `step`
       leaf (v3): a scalar the runtime sets to the number of the step being
       run (0, 1, ...), never read from files.
+    - `comm.micro_step_of` (function, string): this partitioned function is
+      the micro-step of the named program (`accumulate` > 1): same arguments
+      and results, gradients summed into their accumulators, no gradient
+      communication and no update (comm-micro-steps).
     - `comm.unsigned` (function argument and result, unit): the integer
       values are unsigned (u8, u16, u32 in files; i8, i16, i32 in the IR,
       which computes on them with unsigned ops where the sign matters).
@@ -79,6 +83,7 @@ def Comm_Dialect : Dialect {
     static constexpr ::llvm::StringLiteral kUpdateOf = "comm.update_of";
     static constexpr ::llvm::StringLiteral kStep = "comm.step";
     static constexpr ::llvm::StringLiteral kUnsigned = "comm.unsigned";
+    static constexpr ::llvm::StringLiteral kMicroStepOf = "comm.micro_step_of";
   }];
 }
 
@@ -121,6 +126,35 @@ def Comm_OptimizerKind : I32EnumAttr<"OptimizerKind", "the data-parallel optimiz
   let genSpecializedAttr = 0;
 }
 
+def Comm_LrPhaseAttr : AttrDef<Comm_Dialect, "LrPhase"> {
+  let mnemonic = "lr_phase";
+  let summary = "one phase of a learning-rate schedule (torch.optim.lr_scheduler's)";
+  let description = [{
+    The learning rate of an optimizer step t steps into the phase is
+    `lr * factor(t)`: `constant` (factor), `linear` (start_factor,
+    end_factor over `steps`: LinearLR), `cosine` (min_factor over `steps`:
+    CosineAnnealingLR's closed form), `step` (gamma every step_size: StepLR)
+    or `exponential` (gamma: ExponentialLR). Every setting present, as the
+    importer fills the defaults in; `steps` is absent only in a schedule's
+    last phase. comm-apply-optimizer computes the factors in f64.
+
+    ```mlir
+    #comm.lr_phase<kind = "linear", steps = 100 : i64,
+                   start_factor = 0.01 : f64, end_factor = 1.0 : f64>
+    ```
+  }];
+  let parameters = (ins "::mlir::StringAttr":$kind,
+                        OptionalParameter<"::mlir::IntegerAttr">:$steps,
+                        OptionalParameter<"::mlir::FloatAttr">:$factor,
+                        OptionalParameter<"::mlir::FloatAttr">:$start_factor,
+                        OptionalParameter<"::mlir::FloatAttr">:$end_factor,
+                        OptionalParameter<"::mlir::FloatAttr">:$min_factor,
+                        OptionalParameter<"::mlir::IntegerAttr">:$step_size,
+                        OptionalParameter<"::mlir::FloatAttr">:$gamma);
+  let assemblyFormat = "`<` struct(params) `>`";
+  let genVerifyDecl = 1;
+}
+
 def Comm_OptimizerAttr : AttrDef<Comm_Dialect, "Optimizer"> {
   let mnemonic = "optimizer";
   let summary = "the optimizer a data-parallel step applies (torch.optim's)";
@@ -129,18 +163,30 @@ def Comm_OptimizerAttr : AttrDef<Comm_Dialect, "Optimizer"> {
     has `momentum`, `dampening` and `nesterov`; Adam and AdamW have `betas`
     (two floats) and `eps`. comm-apply-optimizer reads it.
 
+    The learning rate is `lr`, or the value of the program's input named
+    `lr_input` at each step; `lr_schedule` (a list of #comm.lr_phase)
+    scales `lr` step by step. `clip_max_norm` clips the gradients as
+    torch.nn.utils.clip_grad_norm_ does (`clip_norm_type` "2" or "inf"),
+    `clip_output` names the output holding the total norm.
+
     ```mlir
     #comm.optimizer<kind = adam, lr = 1.0e-03 : f64, weight_decay = 0.0 : f64,
                     betas = [0.9 : f64, 0.999 : f64], eps = 1.0e-08 : f64>
     ```
   }];
-  let parameters = (ins "OptimizerKind":$kind, "::mlir::FloatAttr":$lr,
+  let parameters = (ins "OptimizerKind":$kind,
+                        OptionalParameter<"::mlir::FloatAttr">:$lr,
                         "::mlir::FloatAttr":$weight_decay,
                         OptionalParameter<"::mlir::FloatAttr">:$momentum,
                         OptionalParameter<"::mlir::FloatAttr">:$dampening,
                         OptionalParameter<"::mlir::BoolAttr">:$nesterov,
                         OptionalParameter<"::mlir::ArrayAttr">:$betas,
-                        OptionalParameter<"::mlir::FloatAttr">:$eps);
+                        OptionalParameter<"::mlir::FloatAttr">:$eps,
+                        OptionalParameter<"::mlir::StringAttr">:$lr_input,
+                        OptionalParameter<"::mlir::ArrayAttr">:$lr_schedule,
+                        OptionalParameter<"::mlir::FloatAttr">:$clip_max_norm,
+                        OptionalParameter<"::mlir::StringAttr">:$clip_norm_type,
+                        OptionalParameter<"::mlir::StringAttr">:$clip_output);
   let assemblyFormat = "`<` struct(params) `>`";
   let genVerifyDecl = 1;
 }
@@ -151,8 +197,9 @@ def Comm_DataParallelAttr : AttrDef<Comm_Dialect, "DataParallel"> {
   let description = [{
     On the module (as `comm.data_parallel`): DDP's bucket limits in MiB,
     the parameters whose gradients are not averaged, the order buckets are
-    filled in ("ready" or "ddp-initial") and the optimizer, if any. An
-    absent setting takes DDP's default (25 and 1 MiB, none, "ready").
+    filled in ("ready" or "ddp-initial"), the optimizer, if any, and
+    `accumulate`, the micro-steps per update. An absent setting takes DDP's
+    default (25 and 1 MiB, none, "ready", 1).
 
     ```mlir
     module attributes {comm.data_parallel = #comm.data_parallel<
@@ -163,10 +210,14 @@ def Comm_DataParallelAttr : AttrDef<Comm_Dialect, "DataParallel"> {
                         OptionalParameter<"::mlir::FloatAttr">:$first_bucket_cap_mb,
                         OptionalParameter<"::mlir::ArrayAttr">:$ignore,
                         OptionalParameter<"::mlir::StringAttr">:$order,
-                        OptionalParameter<"OptimizerAttr">:$optimizer);
+                        OptionalParameter<"OptimizerAttr">:$optimizer,
+                        OptionalParameter<"::mlir::IntegerAttr">:$accumulate);
   let assemblyFormat = "`<` struct(params) `>`";
   let genVerifyDecl = 1;
   let extraClassDeclaration = [{
+    int64_t getAccumulateOr1() const {
+      return getAccumulate() ? getAccumulate().getInt() : 1;
+    }
     double getBucketCapMbOr(double dflt) const {
       return getBucketCapMb() ? getBucketCapMb().getValueAsDouble() : dflt;
     }

@@ -139,10 +139,10 @@ static LogicalResult verifyProgram(FunctionOpInterface fn) {
     auto outs = fn.getResultAttrOfType<ArrayAttr>(i, CommDialect::kOutputs);
     auto hidden =
         fn.getResultAttrOfType<StringAttr>(i, CommDialect::kOptimizerState);
-    if (!outs == !hidden)
+    if (!outs && !hidden)
       return fn.emitOpError("result #")
-             << i << " must have exactly one of 'comm.outputs' and "
-                     "'comm.optimizer_state'";
+             << i << " must have 'comm.outputs' or 'comm.optimizer_state' "
+                     "(both: an output carried as state)";
     if (hidden) {
       auto it = optimizerState.find(hidden.getValue());
       if (it == optimizerState.end() || it->second != fn.getResultTypes()[i] ||
@@ -150,7 +150,8 @@ static LogicalResult verifyProgram(FunctionOpInterface fn) {
         return fn.emitOpError("result #")
                << i << ": optimizer state '" << hidden.getValue()
                << "' needs exactly one argument and one result of one type";
-      continue;
+      if (!outs)
+        continue;
     }
     for (Attribute name : outs)
       if (!names.insert(cast<StringAttr>(name).getValue()).second)
@@ -243,6 +244,12 @@ LogicalResult CommDialect::verifyOperationAttribute(Operation *op,
     if (!isa<FunctionOpInterface>(op) || !isa<StringAttr>(value))
       return op->emitOpError("'comm.part_of' must name a program function, "
                              "on a function");
+    return success();
+  }
+  if (name == kMicroStepOf) {
+    if (!isa<FunctionOpInterface>(op) || !isa<StringAttr>(value))
+      return op->emitOpError("'comm.micro_step_of' must name a program "
+                             "function, on a function");
     return success();
   }
   if (name == kBucket) {

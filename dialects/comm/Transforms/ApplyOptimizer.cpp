@@ -22,6 +22,7 @@
 
 #include "rankc/Dialect/Comm/Comm.h"
 #include "rankc/Dialect/Comm/Transforms/Passes.h"
+#include "OptimizerBuilders.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
@@ -46,12 +47,28 @@ struct Settings {
   double lr = 0, weightDecay = 0, momentum = 0, dampening = 0;
   bool nesterov = false;
   double beta1 = 0.9, beta2 = 0.999, eps = 1e-8;
+  StringRef lrInput;            // the learning rate is this input's value
+  ArrayAttr schedule;           // or lr times the schedule's factor
+  double clipMaxNorm = 0;       // 0: no clipping
+  bool clipInf = false;
+  StringRef clipOutput;
+  int64_t accumulate = 1;
 
-  explicit Settings(comm::OptimizerAttr o) {
+  Settings(comm::OptimizerAttr o, int64_t accumulate) : accumulate(accumulate) {
     kind = o.getKind() == comm::OptimizerKind::sgd    ? Sgd
            : o.getKind() == comm::OptimizerKind::adam ? Adam
                                                       : AdamW;
-    lr = o.getLr().getValueAsDouble();
+    if (o.getLr())
+      lr = o.getLr().getValueAsDouble();
+    if (o.getLrInput())
+      lrInput = o.getLrInput().getValue();
+    schedule = o.getLrSchedule();
+    if (o.getClipMaxNorm()) {
+      clipMaxNorm = o.getClipMaxNorm().getValueAsDouble();
+      clipInf = o.getClipNormType().getValue() == "inf";
+      if (o.getClipOutput())
+        clipOutput = o.getClipOutput().getValue();
+    }
     weightDecay = o.getWeightDecay().getValueAsDouble();
     if (kind == Sgd) {
       momentum = o.getMomentum().getValueAsDouble();
@@ -63,6 +80,9 @@ struct Settings {
       eps = o.getEps().getValueAsDouble();
     }
   }
+  /// Whether the learning rate changes from step to step (then it is an
+  /// operand of the updates, not a constant in them).
+  bool dynamicLr() const { return !lrInput.empty() || schedule; }
   /// Names of the per-parameter state, as torch.optim's state dict has them.
   SmallVector<StringRef> stateNames() const {
     if (kind == Sgd)
@@ -77,23 +97,33 @@ std::string stateName(StringRef param, StringRef what) {
   return (param + "@" + what).str();
 }
 constexpr StringLiteral kStepName = "optimizer@step";
+constexpr StringLiteral kNormName = "optimizer@grad_norm";
+
+/// The step's scalars, computed once (f64, as Python computes them).
+struct StepScalars {
+  Value newStep;
+  Value lr;       // the step's learning rate (dynamic lr only)
+  Value stepSize; // Adam: lr / (1 - beta1^t)
+  Value bc2Sqrt;  // Adam: sqrt(1 - beta2^t)
+  Value decay;    // AdamW with a dynamic lr: 1 - lr * weight_decay
+};
 
 class Updater {
 public:
-  Updater(func::FuncOp fn, const Settings &s)
-      : fn(fn), s(s), b(fn.getContext()) {}
-  void run();
+  Updater(func::FuncOp fn, const Settings &s, bool micro)
+      : fn(fn), s(s), micro(micro), b(fn.getContext()) {}
+  LogicalResult run();
 
 private:
   unsigned addState(StringRef name, Type type, Location loc);
-  Value scalarStep(Value step, Location loc, Value &stepSize,
-                   Value &bc2Sqrt);
-  void updateParam(unsigned paramArg, unsigned gradResult, Value oldStep,
-                   Value stepSize, Value bc2Sqrt);
+  StepScalars scalarStep(Value step, Value lrIn, Location loc);
+  void updateParam(unsigned paramArg, Value grad, Value oldStep,
+                   const StepScalars &scalars);
   void addResult(Value v, ArrayRef<NamedAttribute> attrs);
 
   func::FuncOp fn;
   const Settings &s;
+  bool micro; // a micro-step: the state passes through, nothing is updated
   OpBuilder b;
   Operation *ret = nullptr;
 };
@@ -114,90 +144,141 @@ void Updater::addResult(Value v, ArrayRef<NamedAttribute> attrs) {
   ret->insertOperands(ret->getNumOperands(), v);
 }
 
-/// The step count t (0 before the first step) becomes t + 1; for Adam also
-/// lr / (1 - beta1^(t+1)) and sqrt(1 - beta2^(t+1)), in f64 as Python
-/// computes them in torch.optim.
-Value Updater::scalarStep(Value step, Location loc, Value &stepSize,
-                          Value &bc2Sqrt) {
+/// The step count t (0 before the first step) becomes t + 1; the learning
+/// rate of the step (the input's, or lr times the schedule's factor of t);
+/// for Adam lr / (1 - beta1^(t+1)) and sqrt(1 - beta2^(t+1)); for AdamW
+/// 1 - lr * weight_decay: in f64 as Python computes them in torch.optim.
+StepScalars Updater::scalarStep(Value step, Value lrIn, Location loc) {
   auto i64 = RankedTensorType::get({}, b.getI64Type());
   auto f64 = RankedTensorType::get({}, b.getF64Type());
   bool adam = s.kind != Settings::Sgd;
+  bool dynamic = s.dynamicLr();
+  bool decay = dynamic && s.kind == Settings::AdamW;
+  unsigned floats = (dynamic ? 1 : 0) + (adam ? 2 : 0) + (decay ? 1 : 0);
   SmallVector<Value> inits{tensor::EmptyOp::create(b, loc, i64.getShape(),
                                                    b.getI64Type())};
   SmallVector<Type> types{i64};
-  if (adam)
-    for (int k = 0; k < 2; ++k) {
-      inits.push_back(tensor::EmptyOp::create(b, loc, f64.getShape(),
-                                              b.getF64Type()));
-      types.push_back(f64);
-    }
+  for (unsigned k = 0; k < floats; ++k) {
+    inits.push_back(
+        tensor::EmptyOp::create(b, loc, f64.getShape(), b.getF64Type()));
+    types.push_back(f64);
+  }
+  SmallVector<Value> ins{step};
+  if (lrIn)
+    ins.push_back(lrIn);
   auto map = AffineMap::get(0, 0, b.getContext());
-  SmallVector<AffineMap> maps(1 + inits.size(), map);
+  SmallVector<AffineMap> maps(ins.size() + inits.size(), map);
   auto generic = linalg::GenericOp::create(
-      b, loc, types, ValueRange{step}, inits, maps,
-      ArrayRef<utils::IteratorType>{},
+      b, loc, types, ins, inits, maps, ArrayRef<utils::IteratorType>{},
       [&](OpBuilder &nb, Location nl, ValueRange args) {
+        auto c = [&](double x) {
+          return arith::ConstantFloatOp::create(nb, nl, nb.getF64Type(),
+                                                APFloat(x));
+        };
         Value t = arith::AddIOp::create(
             nb, nl, args[0], arith::ConstantIntOp::create(nb, nl, 1, 64));
         SmallVector<Value> yields{t};
+        Value lr = c(s.lr);
+        if (lrIn) {
+          lr = args[1];
+          if (!lr.getType().isF64())
+            lr = arith::ExtFOp::create(nb, nl, nb.getF64Type(), lr);
+        } else if (s.schedule) {
+          lr = arith::MulFOp::create(nb, nl, lr,
+                                     buildLrFactor(nb, nl, args[0], s.schedule));
+        }
+        if (dynamic)
+          yields.push_back(lr);
         if (adam) {
-          auto c = [&](double x) {
-            return arith::ConstantFloatOp::create(nb, nl, nb.getF64Type(),
-                                                  APFloat(x));
-          };
           Value tf = arith::SIToFPOp::create(nb, nl, nb.getF64Type(), t);
           Value one = c(1.0);
           Value bc1 = arith::SubFOp::create(
               nb, nl, one, math::PowFOp::create(nb, nl, c(s.beta1), tf));
           Value bc2 = arith::SubFOp::create(
               nb, nl, one, math::PowFOp::create(nb, nl, c(s.beta2), tf));
-          yields.push_back(arith::DivFOp::create(nb, nl, c(s.lr), bc1));
+          yields.push_back(arith::DivFOp::create(nb, nl, lr, bc1));
           yields.push_back(math::SqrtOp::create(nb, nl, bc2));
         }
+        if (decay)
+          yields.push_back(arith::SubFOp::create(
+              nb, nl, c(1), arith::MulFOp::create(nb, nl, lr, c(s.weightDecay))));
         linalg::YieldOp::create(nb, nl, yields);
       });
+  StepScalars out;
+  out.newStep = generic.getResult(0);
+  unsigned k = 1;
+  if (dynamic)
+    out.lr = generic.getResult(k++);
   if (adam) {
-    stepSize = generic.getResult(1);
-    bc2Sqrt = generic.getResult(2);
+    out.stepSize = generic.getResult(k++);
+    out.bc2Sqrt = generic.getResult(k++);
   }
-  return generic.getResult(0);
+  if (decay)
+    out.decay = generic.getResult(k++);
+  return out;
 }
 
 /// The new parameter (and state) from the parameter, its gradient and its
 /// state, one element at a time, in torch.optim's order of operations.
 /// f16 and bf16 parameters are updated in f32 and rounded once.
-void Updater::updateParam(unsigned paramArg, unsigned gradResult,
-                          Value oldStep, Value stepSize, Value bc2Sqrt) {
+void Updater::updateParam(unsigned paramArg, Value grad, Value oldStep,
+                          const StepScalars &scalars) {
   StringRef id =
       fn.getArgAttrOfType<StringAttr>(paramArg, comm::CommDialect::kParam)
           .getValue();
   Value param = fn.getArgument(paramArg);
-  Value grad = ret->getOperand(gradResult);
   Location loc = param.getLoc();
   auto type = cast<RankedTensorType>(param.getType());
   auto elem = cast<FloatType>(type.getElementType());
   Type compute = elem.getWidth() < 32 ? b.getF32Type() : Type(elem);
 
   SmallVector<StringRef> names = s.stateNames();
-  SmallVector<Value> ins{param, grad};
   SmallVector<unsigned> stateArgs;
-  for (StringRef n : names) {
-    unsigned a = addState(stateName(id, n), type, loc);
-    stateArgs.push_back(a);
-    ins.push_back(fn.getArgument(a));
+  for (StringRef n : names)
+    stateArgs.push_back(addState(stateName(id, n), type, loc));
+  auto updateAttrs = [&] {
+    return SmallVector<NamedAttribute>{
+        b.getNamedAttr(comm::CommDialect::kOutputs,
+                       b.getArrayAttr({b.getStringAttr(id)})),
+        b.getNamedAttr(comm::CommDialect::kUpdateOf, b.getStringAttr(id))};
+  };
+  auto stateAttrs = [&](StringRef n) {
+    return SmallVector<NamedAttribute>{b.getNamedAttr(
+        comm::CommDialect::kOptimizerState,
+        b.getStringAttr(stateName(id, n)))};
+  };
+  if (micro) { // nothing changes until the update step
+    addResult(param, updateAttrs());
+    for (auto [k, n] : llvm::enumerate(names))
+      addResult(fn.getArgument(stateArgs[k]), stateAttrs(n));
+    return;
   }
+
+  SmallVector<Value> ins{param, grad};
+  for (unsigned a : stateArgs)
+    ins.push_back(fn.getArgument(a));
   unsigned rank = type.getRank();
   auto identity = b.getMultiDimIdentityMap(rank);
   auto scalar = AffineMap::get(rank, 0, b.getContext());
   SmallVector<AffineMap> maps(ins.size(), identity);
   bool adam = s.kind != Settings::Sgd;
-  if (adam) {
-    ins.append({stepSize, bc2Sqrt});
-    maps.append({scalar, scalar});
-  } else if (s.momentum != 0) {
-    ins.push_back(oldStep);
+  // Scalar operands after the tensors, in this order.
+  auto addScalar = [&](Value v) -> int {
+    if (!v)
+      return -1;
+    ins.push_back(v);
     maps.push_back(scalar);
+    return int(ins.size()) - 1;
+  };
+  int stepSizeAt = -1, bc2SqrtAt = -1, stepAt = -1;
+  if (adam) {
+    stepSizeAt = addScalar(scalars.stepSize);
+    bc2SqrtAt = addScalar(scalars.bc2Sqrt);
+  } else if (s.momentum != 0) {
+    stepAt = addScalar(oldStep);
   }
+  int lrAt = addScalar(adam ? Value() : scalars.lr);
+  int decayAt = addScalar(scalars.decay);
   SmallVector<Value> outs;
   SmallVector<Type> types;
   for (size_t k = 0; k <= names.size(); ++k) {
@@ -228,6 +309,13 @@ void Updater::updateParam(unsigned paramArg, unsigned gradResult,
                      ? x
                      : Value(arith::TruncFOp::create(nb, nl, elem, x));
         };
+        // An f64 scalar of the step in the compute type (Python's float
+        // handed to a tensor op of that dtype).
+        auto toCompute = [&](Value x) -> Value {
+          return compute.isF64()
+                     ? x
+                     : Value(arith::TruncFOp::create(nb, nl, compute, x));
+        };
         Value p = widen(args[0]), g = widen(args[1]);
         SmallVector<Value> yields;
         if (!adam) {
@@ -238,7 +326,7 @@ void Updater::updateParam(unsigned paramArg, unsigned gradResult,
           if (s.momentum != 0) {
             Value buf = widen(args[2]);
             Value first = arith::CmpIOp::create(
-                nb, nl, arith::CmpIPredicate::eq, args[3],
+                nb, nl, arith::CmpIPredicate::eq, args[stepAt],
                 arith::ConstantIntOp::create(nb, nl, 0, 64));
             // The buffer starts as the first gradient, then
             // buf.mul_(momentum).add_(d_p, alpha=1 - dampening).
@@ -247,20 +335,21 @@ void Updater::updateParam(unsigned paramArg, unsigned gradResult,
             newBuf = arith::SelectOp::create(nb, nl, first, g, later);
             g = s.nesterov ? add(g, mul(c(s.momentum), newBuf)) : newBuf;
           }
-          yields.push_back(narrow(add(p, mul(c(-s.lr), g)))); // add_(d_p, alpha=-lr)
+          // add_(d_p, alpha=-lr)
+          Value negLr =
+              lrAt >= 0
+                  ? toCompute(arith::NegFOp::create(nb, nl, args[lrAt]))
+                  : c(-s.lr);
+          yields.push_back(narrow(add(p, mul(negLr, g))));
           if (newBuf)
             yields.push_back(narrow(newBuf));
         } else {
           // torch.optim.Adam / AdamW (_single_tensor_adam / _adamw).
           Value m = widen(args[2]), v = widen(args[3]);
-          Value stepSizeC = args[4], bc2SqrtC = args[5];
-          auto toCompute = [&](Value x) -> Value {
-            return compute.isF64()
-                       ? x
-                       : Value(arith::TruncFOp::create(nb, nl, compute, x));
-          };
-          if (s.kind == Settings::AdamW)
-            p = mul(p, c(1 - s.lr * s.weightDecay)); // param.mul_(1 - lr*wd)
+          Value stepSizeC = args[stepSizeAt], bc2SqrtC = args[bc2SqrtAt];
+          if (s.kind == Settings::AdamW) // param.mul_(1 - lr * wd)
+            p = mul(p, decayAt >= 0 ? toCompute(args[decayAt])
+                                    : c(1 - s.lr * s.weightDecay));
           else if (s.weightDecay != 0)
             g = add(g, mul(c(s.weightDecay), p)); // grad.add(p, alpha=wd)
           // Operands are built one statement at a time: C++ leaves the order
@@ -280,24 +369,24 @@ void Updater::updateParam(unsigned paramArg, unsigned gradResult,
         }
         linalg::YieldOp::create(nb, nl, yields);
       });
-  addResult(generic.getResult(0),
-            {b.getNamedAttr(comm::CommDialect::kOutputs,
-                            b.getArrayAttr({b.getStringAttr(id)})),
-             b.getNamedAttr(comm::CommDialect::kUpdateOf, b.getStringAttr(id))});
+  addResult(generic.getResult(0), updateAttrs());
   for (auto [k, n] : llvm::enumerate(names))
-    addResult(generic.getResult(k + 1),
-              {b.getNamedAttr(comm::CommDialect::kOptimizerState,
-                              b.getStringAttr(stateName(id, n)))});
+    addResult(generic.getResult(k + 1), stateAttrs(n));
 }
 
-void Updater::run() {
+LogicalResult Updater::run() {
   ret = fn.getBody().front().getTerminator();
   // Each parameter's first gradient output (ignored parameters' too: they
   // are updated with their own rank's gradient).
   llvm::StringMap<unsigned> paramArg;
-  for (unsigned a = 0; a < fn.getNumArguments(); ++a)
+  Value lrIn;
+  for (unsigned a = 0; a < fn.getNumArguments(); ++a) {
     if (auto id = fn.getArgAttrOfType<StringAttr>(a, comm::CommDialect::kParam))
       paramArg[id.getValue()] = a;
+    auto in = fn.getArgAttrOfType<StringAttr>(a, comm::CommDialect::kInput);
+    if (in && !s.lrInput.empty() && in.getValue() == s.lrInput)
+      lrIn = fn.getArgument(a);
+  }
   SmallVector<std::pair<unsigned, unsigned>> updates; // (arg, result)
   llvm::StringSet<> seen;
   for (unsigned r = 0; r < fn.getNumResults(); ++r) {
@@ -306,21 +395,78 @@ void Updater::run() {
       updates.push_back({paramArg.lookup(of.getValue()), r});
   }
   if (updates.empty())
-    return;
+    return success();
+  if (!s.lrInput.empty() && !lrIn)
+    return fn.emitError("the optimizer's 'lr' input '")
+           << s.lrInput << "' is not an input of this program";
   // Parameters in registration order (the C API's order of updated params).
   llvm::sort(updates);
   Location loc = fn.getLoc();
-  unsigned stepArg =
-      addState(kStepName, RankedTensorType::get({}, b.getI64Type()), loc);
+  auto i64 = RankedTensorType::get({}, b.getI64Type());
+  auto f32 = RankedTensorType::get({}, b.getF32Type());
+  unsigned stepArg = addState(kStepName, i64, loc);
+  // The total norm as an output lasts over micro-steps as state does.
+  bool normOutput = s.clipMaxNorm > 0 && !s.clipOutput.empty();
+  int normArg = normOutput && s.accumulate > 1 ? int(addState(kNormName, f32, loc))
+                                              : -1;
+  auto normAttrs = [&] {
+    SmallVector<NamedAttribute> attrs{
+        b.getNamedAttr(comm::CommDialect::kOutputs,
+                       b.getArrayAttr({b.getStringAttr(s.clipOutput)}))};
+    if (normArg >= 0)
+      attrs.push_back(b.getNamedAttr(comm::CommDialect::kOptimizerState,
+                                     b.getStringAttr(kNormName)));
+    return attrs;
+  };
+  auto stepAttrs = [&] {
+    return SmallVector<NamedAttribute>{b.getNamedAttr(
+        comm::CommDialect::kOptimizerState, b.getStringAttr(kStepName))};
+  };
   b.setInsertionPoint(ret);
-  Value stepSize, bc2Sqrt;
   Value oldStep = fn.getArgument(stepArg);
-  Value newStep = scalarStep(oldStep, loc, stepSize, bc2Sqrt);
+  if (micro) {
+    for (auto [arg, result] : updates)
+      updateParam(arg, Value(), oldStep, StepScalars());
+    if (normOutput)
+      addResult(fn.getArgument(normArg), normAttrs());
+    addResult(oldStep, stepAttrs());
+    return success();
+  }
+  StepScalars scalars = scalarStep(oldStep, lrIn, loc);
+  SmallVector<Value> grads;
   for (auto [arg, result] : updates)
-    updateParam(arg, result, oldStep, stepSize, bc2Sqrt);
-  addResult(newStep, {b.getNamedAttr(comm::CommDialect::kOptimizerState,
-                                     b.getStringAttr(kStepName))});
+    grads.push_back(ret->getOperand(result));
+  Value total;
+  if (s.clipMaxNorm > 0) {
+    // The clipped gradients are what the update uses and what the
+    // gradient outputs hold (PyTorch's p.grad after clip_grad_norm_).
+    grads = buildClipGradNorm(b, loc, grads, s.clipMaxNorm, s.clipInf, total);
+    for (auto [k, u] : llvm::enumerate(updates))
+      ret->setOperand(u.second, grads[k]);
+  }
+  for (auto [k, u] : llvm::enumerate(updates))
+    updateParam(u.first, grads[k], oldStep, scalars);
+  if (normOutput)
+    addResult(total, normAttrs());
+  addResult(scalars.newStep, stepAttrs());
+  return success();
 }
+
+} // namespace
+
+LogicalResult rankc::applyOptimizer(func::FuncOp fn, comm::OptimizerAttr opt,
+                                    int64_t accumulate, bool micro) {
+  // Applied already (an .mlir printed after this pass).
+  for (unsigned a = 0; a < fn.getNumArguments(); ++a)
+    if (fn.getArgAttr(a, comm::CommDialect::kOptimizerState) &&
+        fn.getArgAttrOfType<StringAttr>(a, comm::CommDialect::kOptimizerState)
+                .getValue() == kStepName)
+      return success();
+  Settings settings(opt, accumulate);
+  return Updater(fn, settings, micro).run();
+}
+
+namespace {
 
 struct ApplyOptimizerPass
     : public rankc::impl::CommApplyOptimizerBase<ApplyOptimizerPass> {
@@ -331,17 +477,11 @@ struct ApplyOptimizerPass
     comm::OptimizerAttr opt = dp ? dp.getOptimizer() : comm::OptimizerAttr();
     if (!opt || module->hasAttr(comm::CommDialect::kPartitioned))
       return;
-    Settings settings(opt);
-    for (auto fn : module.getOps<func::FuncOp>()) {
-      if (!fn->hasAttr(comm::CommDialect::kRanks))
-        continue;
-      // Applied already (an .mlir printed after this pass).
-      bool applied = false;
-      for (unsigned a = 0; a < fn.getNumArguments(); ++a)
-        applied |= bool(fn.getArgAttr(a, comm::CommDialect::kOptimizerState));
-      if (!applied)
-        Updater(fn, settings).run();
-    }
+    int64_t accumulate = dp.getAccumulateOr1();
+    for (auto fn : module.getOps<func::FuncOp>())
+      if (fn->hasAttr(comm::CommDialect::kRanks) &&
+          failed(applyOptimizer(fn, opt, accumulate, /*micro=*/false)))
+        return signalPassFailure();
   }
 };
 

@@ -25,6 +25,46 @@ def CommVerifyRanks : Pass<"comm-verify-ranks", "mlir::ModuleOp"> {
   }];
 }
 
+def CommMicroSteps : Pass<"comm-micro-steps", "mlir::ModuleOp"> {
+  let summary = "Build each program's micro-step (gradient accumulation)";
+  let description = [{
+    With `accumulate` K > 1 in `comm.data_parallel`, adds for every program
+    P a partitioned function `P.micro` (marked `comm.micro_step_of = "P"`,
+    its parts `<part>.micro`) that the runtime runs on the K - 1 steps
+    between updates: the gradients are added into their accumulators and
+    nothing else changes (no gradient reduction, no optimizer update). It
+    has the arguments and results that P gets from
+    comm-accumulate-gradients and comm-apply-optimizer, which run after it;
+    the document's own messages stay, partitioned as P's are.
+  }];
+  let options = [
+    Option<"eagerSends", "eager-sends", "bool", /*default=*/"true",
+           "As comm-partition's option of the same name">
+  ];
+  let dependentDialects = ["mlir::arith::ArithDialect",
+                           "mlir::linalg::LinalgDialect",
+                           "mlir::math::MathDialect",
+                           "mlir::tensor::TensorDialect"];
+}
+
+def CommAccumulateGradients : Pass<"comm-accumulate-gradients", "mlir::ModuleOp"> {
+  let summary = "Sum gradients over K micro-steps before they are averaged";
+  let description = [{
+    With `accumulate` K > 1 in `comm.data_parallel`, every `comm.grad_of`
+    result g of a program gets an accumulator (an argument and a result
+    marked `comm.optimizer_state = "<output>@grad_sum"`, zero before the
+    first step) and becomes (sum + g) / K, the accumulator restarting at
+    zero: the update step, which runs every K-th step. The result is also
+    carried as state ("<output>@grad"), so that the micro-steps between
+    updates (comm-micro-steps) return the last update's gradient. Runs
+    before comm-bucket-gradients, which then averages (sum + g) / K over
+    the ranks.
+  }];
+  let dependentDialects = ["mlir::arith::ArithDialect",
+                           "mlir::linalg::LinalgDialect",
+                           "mlir::tensor::TensorDialect"];
+}
+
 def CommBucketGradients : Pass<"comm-bucket-gradients", "mlir::ModuleOp"> {
   let summary = "Average gradients over all ranks in DDP's buckets";
   let description = [{

@@ -4,6 +4,8 @@
 
 void rankc::buildCommSchedulePipeline(mlir::OpPassManager &pm,
                                       bool bulkSynchronous) {
+  pm.addPass(createCommMicroSteps(CommMicroStepsOptions{!bulkSynchronous}));
+  pm.addPass(createCommAccumulateGradients());
   pm.addPass(createCommBucketGradients());
   pm.addPass(createCommApplyOptimizer());
   pm.addPass(createCommPartition(CommPartitionOptions{!bulkSynchronous}));

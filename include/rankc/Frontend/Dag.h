@@ -280,9 +280,35 @@ struct Program {
 };
 
 /// `data_parallel.optimizer` (v2), with PyTorch's defaults filled in.
+/// One phase of `optimizer.lr_schedule` (v3): the learning rate is
+/// lr * factor(t), t the optimizer steps since the phase began.
+struct LrPhase {
+  enum Kind : uint8_t { Constant, Linear, Cosine, Step, Exponential } kind =
+      Constant;
+  int64_t steps = 0; // 0: none (only the last phase)
+  double factor = 1;                              // constant
+  double startFactor = 1.0 / 3, endFactor = 1;    // linear (LinearLR's)
+  double minFactor = 0;                           // cosine
+  int64_t stepSize = 0;                           // step
+  double gamma = 0.1;                             // step, exponential
+  Pos pos;
+};
+
+/// `optimizer.clip_grad_norm` (v3): torch.nn.utils.clip_grad_norm_.
+struct ClipGradNorm {
+  double maxNorm = 0;
+  bool inf = false;   // norm_type "inf" (else 2)
+  std::string output; // the total norm's output name, if any
+  Pos pos, outputPos;
+};
+
 struct Optimizer {
   enum Kind : uint8_t { Sgd, Adam, AdamW } kind = Sgd;
   double lr = 0;
+  std::string lrInput; // v3: the learning rate is this input's value
+  Pos lrPos;
+  std::vector<LrPhase> lrSchedule; // v3
+  std::optional<ClipGradNorm> clip; // v3
   double momentum = 0, dampening = 0; // sgd
   bool nesterov = false;              // sgd
   double beta1 = 0.9, beta2 = 0.999, eps = 1e-8; // adam, adamw
@@ -297,7 +323,8 @@ struct DataParallel {
   bool ddpInitialOrder = false;
   std::vector<std::string> ignore;
   std::optional<Optimizer> optimizer;
-  Pos pos;
+  int64_t accumulate = 1; // v3: micro-steps per update
+  Pos pos, accumulatePos;
 };
 
 struct Document {

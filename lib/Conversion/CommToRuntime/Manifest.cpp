@@ -179,6 +179,10 @@ std::string manifestText(ModuleOp module, func::FuncOp program,
     text += "\n";
   }
   text += carried;
+  if (auto dp = module->getAttrOfType<comm::DataParallelAttr>(
+          comm::CommDialect::kDataParallel);
+      dp && dp.getAccumulateOr1() > 1)
+    text += "accumulate " + std::to_string(dp.getAccumulateOr1()) + "\n";
   text += events;
   // Nodes whose indices are checked at run time (take, scatter_add): the
   // importer's numbering, as rankc_rt_index_error receives it.

@@ -50,4 +50,5 @@ is refused (the DAG has no random numbers).
 from . import ops_conv, ops_core, ops_losses, ops_norm, ops_shapes  # noqa: F401  (registers)
 from .builder import DTYPES, Exporter  # noqa: F401
 from .registry import TRANSLATIONS, Unsupported, aten  # noqa: F401
-from .step import MAX_CONSTANT, dag_id, export_step, optimizer_settings  # noqa: F401
+from .step import (MAX_CONSTANT, dag_id, export_step, lr_schedule_phases,  # noqa: F401
+                   optimizer_settings)

@@ -27,13 +27,66 @@ def optimizer_settings(optimizer):
     for flag in ("maximize", "amsgrad"):
         if g.get(flag):
             raise SystemExit(f"error: export_torch: '{flag}' is not supported")
-    out = {"kind": kind, "lr": float(g["lr"]), "weight_decay": float(g["weight_decay"])}
+    # A scheduler changes the group's lr; the schedule starts from its
+    # initial one.
+    lr = g.get("initial_lr", g["lr"])
+    out = {"kind": kind, "lr": float(lr), "weight_decay": float(g["weight_decay"])}
     if kind == "sgd":
         out.update(momentum=float(g["momentum"]), dampening=float(g["dampening"]),
                    nesterov=bool(g["nesterov"]))
     else:
         out.update(betas=[float(b) for b in g["betas"]], eps=float(g["eps"]))
     return out
+
+
+def lr_schedule_phases(scheduler):
+    """dag-format.md's `lr_schedule` (v3) from a torch.optim.lr_scheduler:
+    LinearLR, CosineAnnealingLR, StepLR, ExponentialLR, or SequentialLR of
+    those; a list of phase dicts is returned as it is."""
+    if scheduler is None or isinstance(scheduler, list):
+        return scheduler
+    sched = torch.optim.lr_scheduler
+
+    def one(s, length):
+        """The phases of scheduler s running for `length` steps (None: to
+        the end)."""
+        if isinstance(s, sched.LinearLR):
+            a, b, n = float(s.start_factor), float(s.end_factor), int(s.total_iters)
+            if length is None or length == n:
+                return [{"kind": "linear", "start_factor": a, "end_factor": b, "steps": n}]
+            if length < n:  # cut short: the same line to where it stops
+                return [{"kind": "linear", "start_factor": a,
+                         "end_factor": a + (b - a) * length / n, "steps": length}]
+            return [{"kind": "linear", "start_factor": a, "end_factor": b, "steps": n},
+                    {"kind": "constant", "factor": b, "steps": length - n}]
+        if isinstance(s, sched.CosineAnnealingLR):
+            n = int(s.T_max)
+            if length is not None and length != n:
+                raise SystemExit("error: export_torch: a CosineAnnealingLR inside "
+                                 f"SequentialLR must last its T_max ({n} steps), not {length}")
+            base = float(s.base_lrs[0])
+            return [{"kind": "cosine", "steps": n, "min_factor": float(s.eta_min) / base}]
+        if isinstance(s, sched.StepLR):
+            out = {"kind": "step", "step_size": int(s.step_size), "gamma": float(s.gamma)}
+        elif isinstance(s, sched.ExponentialLR):
+            out = {"kind": "exponential", "gamma": float(s.gamma)}
+        else:
+            raise SystemExit(f"error: export_torch: scheduler {type(s).__name__} is not "
+                             "supported (LinearLR, CosineAnnealingLR, StepLR, ExponentialLR, "
+                             "SequentialLR of those)")
+        if length is not None:
+            out["steps"] = length
+        return [out]
+
+    if isinstance(scheduler, sched.SequentialLR):
+        inner, marks = scheduler._schedulers, list(scheduler._milestones)
+        bounds = [0] + marks
+        phases = []
+        for i, s in enumerate(inner):
+            length = bounds[i + 1] - bounds[i] if i + 1 < len(bounds) else None
+            phases += one(s, length)
+        return phases
+    return one(scheduler, None)
 
 
 def dag_id(name):
@@ -153,13 +206,24 @@ class _LossDecompositions:
 
 
 def export_step(model, inputs, loss_fn, world_size=1, bucket_cap_mb=25,
-                first_bucket_cap_mb=1, order="ready", optimizer=None, targets=()):
+                first_bucket_cap_mb=1, order="ready", optimizer=None, targets=(),
+                lr_schedule=None, lr_input=False, clip_grad_norm=None,
+                accumulate=1, global_loss=False, input_dtypes=None):
     """The DAG of one training step of `model` on `inputs` (a tuple): the
     loss is loss_fn(model(*inputs), *targets), and `targets` (a tuple) are
     inputs of the step too (`target0`, ...). With `optimizer`, the step also
     updates the parameters (version 2). Buffers the step updates (batch
     norm's running statistics) are inputs carried as `state` (version 2);
-    other buffers and captured tensors become `constant` nodes."""
+    other buffers and captured tensors become `constant` nodes.
+
+    Version 3: `lr_schedule` (a torch.optim.lr_scheduler or a list of
+    phases), `lr_input` (the learning rate is the input `lr`, set every
+    step), `clip_grad_norm` (max_norm, or a dict with norm_type and output;
+    a number reports the total norm as output `grad_norm`), `accumulate`
+    (micro-steps per update), `global_loss` (output `global_loss`: the loss
+    averaged over the ranks, for logging) and `input_dtypes` ({"input0":
+    "u16"}: an integer input read in another dtype than it was traced with,
+    cast on arrival)."""
     targets = tuple(targets)
     named = list(model.named_parameters())
     # Every name of each parameter (tied weights have several): all get the
@@ -224,10 +288,22 @@ def export_step(model, inputs, loss_fn, world_size=1, bucket_cap_mb=25,
     # the frozen parameters (inputs named after them) and the buffers.
     for i, n in enumerate(groups["param"]):
         leaf("param", dag_id(names[i]), n)
+    input_dtypes = dict(input_dtypes or {})
+
+    def data(nid, n):
+        leaf("input", nid, n)
+        want = input_dtypes.pop(nid, None)
+        if want is not None and want != ex.nodes[-1]["dtype"]:
+            traced = ex.nodes[-1]["dtype"]
+            ex.nodes[-1]["dtype"] = want
+            ex.ids[n] = ex.add("cast", [nid], dtype=traced)
     for i, n in enumerate(groups["input"]):
-        leaf("input", f"input{i}", n)
+        data(f"input{i}", n)
     for i, n in enumerate(groups["target"]):
-        leaf("input", f"target{i}", n)
+        data(f"target{i}", n)
+    if input_dtypes:
+        raise SystemExit("error: export_torch: input_dtypes names no input: " +
+                         ", ".join(sorted(input_dtypes)))
     for i, n in enumerate(groups["frozen"]):
         leaf("input", dag_id(frozen[i]), n)
     for i, n in enumerate(groups["buffer"]):
@@ -316,12 +392,34 @@ def export_step(model, inputs, loss_fn, world_size=1, bucket_cap_mb=25,
     dp = {"bucket_cap_mb": bucket_cap_mb, "first_bucket_cap_mb": first_bucket_cap_mb,
           "order": order}
     settings = optimizer_settings(optimizer)
+    v3 = bool(lr_schedule or lr_input or clip_grad_norm or accumulate != 1 or global_loss
+              or any(n["dtype"] in ("u8", "u16", "u32") for n in ex.nodes))
+    if settings is None and (lr_schedule or lr_input or clip_grad_norm):
+        raise SystemExit("error: export_torch: a learning-rate schedule, an lr input or "
+                         "clipping needs an optimizer")
     if settings is not None:
+        settings = dict(settings)  # (the caller's dict stays as it was)
+        phases = lr_schedule_phases(lr_schedule)
+        if phases:
+            settings["lr_schedule"] = phases
+        if lr_input:
+            settings["lr"] = {"input": "lr"}
+            ex.nodes.append({"id": "lr", "op": "input", "shape": [], "dtype": "f64"})
+        if clip_grad_norm is not None:
+            clip = clip_grad_norm if isinstance(clip_grad_norm, dict) else \
+                {"max_norm": float(clip_grad_norm), "output": "grad_norm"}
+            settings["clip_grad_norm"] = clip
         dp["optimizer"] = settings
+    if accumulate != 1:
+        dp["accumulate"] = int(accumulate)
+    if global_loss:
+        ex.nodes.append({"id": "global_loss", "op": "allreduce", "args": [outputs["loss"]],
+                         "reduce": "mean", "tag": "global_loss"})
+        outputs["global_loss"] = "global_loss"
     program = {"ranks": "all", "nodes": ex.nodes, "outputs": outputs}
     if state:
         program["state"] = state
     v2 = settings is not None or state or any(
         node["op"] in ("take", "scatter_add", "conv", "pool") for node in ex.nodes)
-    return {"format": "rankc-dag", "version": 2 if v2 else 1,
+    return {"format": "rankc-dag", "version": 3 if v3 else 2 if v2 else 1,
             "world_size": world_size, "data_parallel": dp, "programs": [program]}

@@ -102,7 +102,7 @@ func.func @f(%x: tensor<2xf32> {comm.input = "9x"}) { return }
 
 // -----
 
-// expected-error @+1 {{result #0 must have exactly one of 'comm.outputs' and 'comm.optimizer_state'}}
+// expected-error @+1 {{result #0 must have 'comm.outputs' or 'comm.optimizer_state' (both: an output carried as state)}}
 func.func @f(%x: tensor<2xf32> {comm.input = "x"}) -> tensor<2xf32>
     attributes {comm.ranks = "all"} { return %x : tensor<2xf32> }
 
