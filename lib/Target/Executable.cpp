@@ -94,18 +94,25 @@ LogicalResult writePtx(ModuleOp module, const CudaOptions &cuda,
   for (auto fn : module.getOps<func::FuncOp>()) {
     if (!fn->hasAttr(comm::CommDialect::kRanks))
       continue;
-    OwningOpRef<ModuleOp> program = extractProgram(module, fn.getName());
-    PassManager pm(module.getContext());
-    TimingScope t = timing.nest("lower " + fn.getName().str());
-    pm.enableTiming(t);
-    buildCudaLoweringPipeline(pm, isa);
-    if (failed(runVerifyingOnce(pm, *program, &t)))
-      return failure();
-    for (auto binary : program->getOps<gpu::BinaryOp>())
-      for (Attribute a : binary.getObjects())
-        os << "// program " << fn.getName() << ", gpu.module "
-           << binary.getName() << "\n"
-           << cast<gpu::ObjectAttr>(a).getObject().getValue() << "\n";
+    // The program, then its micro-step (gradient accumulation), if any.
+    OwningOpRef<ModuleOp> modules[] = {extractProgram(module, fn.getName()),
+                                       extractMicroStep(module, fn.getName())};
+    for (auto [k, program] : llvm::enumerate(modules)) {
+      if (!program)
+        continue;
+      std::string what = fn.getName().str() + (k ? " (micro-step)" : "");
+      PassManager pm(module.getContext());
+      TimingScope t = timing.nest("lower " + what);
+      pm.enableTiming(t);
+      buildCudaLoweringPipeline(pm, isa);
+      if (failed(runVerifyingOnce(pm, *program, &t)))
+        return failure();
+      for (auto binary : program->getOps<gpu::BinaryOp>())
+        for (Attribute a : binary.getObjects())
+          os << "// program " << what << ", gpu.module " << binary.getName()
+             << "\n"
+             << cast<gpu::ObjectAttr>(a).getObject().getValue() << "\n";
+    }
   }
   return success();
 }

@@ -149,6 +149,9 @@ def main():
     norm_type = take("--norm-type", default="2")
     norm_type = float("inf") if norm_type == "inf" else float(norm_type)
     accumulate = take("--accumulate", default=1, cast=int)
+    lr_input = "--lr-input" in args
+    if lr_input:
+        args.remove("--lr-input")
     rtol = take("--rtol", default=1e-4, cast=float)
     atol = take("--atol", default=1e-6, cast=float)
     rankc, work, ranks, steps, kind, spec = args[0], args[1], int(args[2]), int(args[3]), args[4], json.loads(args[5])
@@ -164,14 +167,25 @@ def main():
         batches = [torch.randn(example.shape, generator=gen) for _ in range(ranks)]
         first = batches
     # The schedule exported from the same torch scheduler DDP runs with.
-    lr_schedule = make_schedule(make_optimizer(build(kind, freeze)[0], spec), schedule)
+    dummy = make_optimizer(build(kind, freeze)[0], spec)
+    lr_schedule = make_schedule(dummy, schedule)
+    lrs = None
+    if lr_input:
+        # The schedule computed in Python: the learning rate of each
+        # micro-step (that of its update), fed to the `lr` input.
+        lrs = []
+        for _ in range(steps):
+            lrs += [dummy.param_groups[0]["lr"]] * accumulate
+            if lr_schedule is not None:
+                lr_schedule.step()
+        lr_schedule = None
     doc = export_torch.export_step(model, (first[0],), LOSS, world_size=ranks,
                                    bucket_cap_mb=0.002, first_bucket_cap_mb=0.001,
                                    optimizer=spec, lr_schedule=lr_schedule,
                                    clip_grad_norm=None if clip is None else
                                    {"max_norm": clip, "output": "grad_norm",
                                     "norm_type": "inf" if norm_type == float("inf") else 2},
-                                   accumulate=accumulate)
+                                   accumulate=accumulate, lr_input=lr_input)
     if ignore:
         doc["data_parallel"]["ignore"] = ignore
     path = os.path.join(work, "step.json")
@@ -179,15 +193,24 @@ def main():
     exe = os.path.join(work, "exe")
     export_torch.save_inputs(os.path.join(work, "in"), model, first)
     feed_args = []
+    fed = []
     if feed:
         datasets.save_feed(os.path.join(work, "in"), "input0", [b.numpy() for b in batches])
-        feed_args = ["--feed", "input0"] + (["--shuffle", str(seed)] if seed is not None else [])
+        fed.append("input0")
+    if lrs is not None:
+        datasets.save_feed(os.path.join(work, "in"), "lr", [np.array(lrs)] * ranks)
+        fed.append("lr")
+    if fed:
+        feed_args = ["--feed", ",".join(fed)] + (["--shuffle", str(seed)] if seed is not None else [])
+    if lib and seed is not None:
+        raise SystemExit("train_vs_ddp: --lib feeds rows in order (no --shuffle)")
     if lib:
         subprocess.run([rankc, "compile", path, "-o", exe, "--emit", "lib"], check=True)
         runner = os.path.join(HERE, "..", "E2E", "lib_runner.py")
         subprocess.run([os.environ.get("RANKC_MPIEXEC") or "mpiexec.mpich", "-n", str(ranks),
                         sys.executable, runner, exe, os.path.join(work, "in"),
-                        os.path.join(work, "res"), str(steps * accumulate)], check=True)
+                        os.path.join(work, "res"), str(steps * accumulate)] + feed_args,
+                       check=True)
     else:
         subprocess.run([rankc, "compile", path, "-o", exe], check=True)
         subprocess.run([os.path.join(exe, "launch"), "--inputs", os.path.join(work, "in"),

@@ -363,12 +363,53 @@ def evaluate(doc, inputs, step=0):
     return results
 
 
-def optimizer_step(opt, p, g, st, t):
+def lr_factor(phases, t):
+    """dag-format.md's lr_schedule factor of optimizer step t (from 0)."""
+    start = 0
+    for i, ph in enumerate(phases):
+        steps = ph.get("steps")
+        last = i == len(phases) - 1
+        if not last and t >= start + steps:
+            start += steps
+            continue
+        u = t - start
+        if last and steps is not None:
+            u = min(u, steps)
+        kind = ph["kind"]
+        if kind == "constant":
+            return ph.get("factor", 1.0)
+        if kind == "linear":
+            a, b = ph.get("start_factor", 1.0 / 3), ph.get("end_factor", 1.0)
+            return a + (b - a) * min(u, steps) / steps
+        if kind == "cosine":
+            m = ph.get("min_factor", 0.0)
+            return m + (1 - m) * (1 + math.cos(math.pi * min(u, steps) / steps)) / 2
+        if kind == "step":
+            return ph.get("gamma", 0.1) ** (u // ph["step_size"])
+        return ph["gamma"] ** u
+
+
+def clip_grads(grads, max_norm, inf):
+    """clip_grad_norm_ over the list of gradients: (clipped, total norm)."""
+    if inf:
+        total = max((float(np.max(np.abs(g.astype(np.float64)))) if g.size else 0.0
+                     for g in grads), default=0.0)
+        if any(np.isnan(g).any() for g in grads):
+            total = float("nan")
+    else:
+        total = math.sqrt(sum(float(np.sum(np.square(g.astype(np.float64)))) for g in grads))
+    coef = np.minimum(max_norm / (total + 1e-6), 1.0)
+    return [(g * g.dtype.type(coef)).astype(g.dtype) for g in grads], total
+
+
+def optimizer_step(opt, p, g, st, t, lr=None):
     """torch.optim's single-tensor update of parameter p (float32/64) with
-    gradient g; st is the parameter's state dict, t the step number (1...)."""
+    gradient g; st is the parameter's state dict, t the step number (1...),
+    lr the step's learning rate (the optimizer's lr if None)."""
     dt = p.dtype.type
     c = lambda x: dt(x)
-    kind, lr, wd = opt["kind"], opt["lr"], opt.get("weight_decay", 0.01 if opt["kind"] == "adamw" else 0)
+    kind, wd = opt["kind"], opt.get("weight_decay", 0.01 if opt["kind"] == "adamw" else 0)
+    lr = opt["lr"] if lr is None else lr
     if kind == "sgd":
         m, damp, nest = opt.get("momentum", 0), opt.get("dampening", 0), opt.get("nesterov", False)
         if wd:
@@ -395,36 +436,88 @@ def optimizer_step(opt, p, g, st, t):
 
 def evaluate_steps(doc, inputs, steps):
     """`steps` steps of the document: `state` carried, parameters updated by
-    the optimizer (and written as outputs named after them), as
-    dag-format.md's "Steps and state" says. Returns the last step's
-    outputs."""
+    the optimizer (and written as outputs named after them), with v3's
+    learning-rate input or schedule, clipping and accumulation, as
+    dag-format.md's "Steps and state" and "Data-parallel training" say.
+    Returns the last step's outputs."""
     ws = doc["world_size"]
     prog_of = {}
     for p in doc["programs"]:
         for r in (range(ws) if p["ranks"] == "all" else p["ranks"]):
             prog_of[r] = p
     inputs = {r: dict(v) for r, v in inputs.items()}
-    opt = (doc.get("data_parallel") or {}).get("optimizer")
+    dp = doc.get("data_parallel") or {}
+    opt = dp.get("optimizer")
+    k_acc = dp.get("accumulate", 1)
     opt_state = {r: {} for r in range(ws)}
-    for t in range(1, steps + 1):
-        results = evaluate(doc, inputs, step=t - 1)
+    sums = {r: {} for r in range(ws)}   # accumulated gradients by output
+    last = {r: {} for r in range(ws)}   # the last update's gradient outputs
+    updates = 0
+    # Each rank's own gradients (averaged below, after accumulating).
+    local = {k: v for k, v in doc.items() if k != "data_parallel"}
+    ignore = set(dp.get("ignore", []))
+    for k in range(steps):
+        results = evaluate(local if dp else doc, inputs, step=k)
+        update = (k + 1) % k_acc == 0
+        grad_outs = {r: [(name, t["grad_of"]) for name, t in prog_of[r].get("outputs", {}).items()
+                         if isinstance(t, dict) and "grad_of" in t] for r in range(ws)}
+        for r in range(ws):
+            for name, _ in grad_outs[r]:
+                g = np.asarray(results[r][name][0])
+                # Summed in the gradient's dtype, as the rank accumulates it.
+                if update:
+                    total = sums[r].pop(name, 0) + g
+                    last[r][name] = (total / g.dtype.type(k_acc)).astype(g.dtype) \
+                        if k_acc > 1 else total
+                else:
+                    sums[r][name] = sums[r].get(name, 0) + g
+        if update and dp:
+            for name, w in grad_outs[0]:
+                if w in ignore:
+                    continue
+                t = results[0][name][1]
+                mean = sum(wide(last[r][name], t).astype(np.float64) for r in range(ws)) / ws
+                for r in range(ws):
+                    last[r][name] = fix(mean, t)
+        for r in range(ws):
+            for name, _ in grad_outs[r]:
+                if name in last[r]:
+                    results[r][name] = (last[r][name], results[r][name][1])
+        if update:
+            updates += 1
         for r in range(ws):
             prog = prog_of[r]
-            if opt:
-                for name, target in prog.get("outputs", {}).items():
-                    if isinstance(target, dict) and "grad_of" in target:
-                        w = target["grad_of"]
-                        if w in opt_state[r] and opt_state[r][w].get("_t") == t:
-                            continue  # the first gradient output of w counts
-                        st = opt_state[r].setdefault(w, {})
-                        st["_t"] = t
-                        g = np.asarray(results[r][name][0])
-                        inputs[r][w] = optimizer_step(opt, inputs[r][w], g.astype(inputs[r][w].dtype), st, t)
+            if opt and update and grad_outs[r]:
+                firsts, seen = [], set()
+                for name, w in grad_outs[r]:
+                    if w not in seen:
+                        seen.add(w)
+                        firsts.append((name, w))
+                lr = opt["lr"]
+                if isinstance(lr, dict):
+                    lr = float(np.asarray(inputs[r][lr["input"]]))
+                elif "lr_schedule" in opt:
+                    lr = lr * lr_factor(opt["lr_schedule"], updates - 1)
+                grads = [np.asarray(last[r][name]).astype(inputs[r][w].dtype) for name, w in firsts]
+                clip = opt.get("clip_grad_norm")
+                if clip:
+                    grads, total = clip_grads(grads, clip["max_norm"], clip.get("norm_type") == "inf")
+                    for (name, _), g in zip(firsts, grads):
+                        last[r][name] = g
+                        results[r][name] = (g, results[r][name][1])
+                    if "output" in clip:
+                        last[r][clip["output"]] = np.float32(total)
+                for (name, w), g in zip(firsts, grads):
+                    st = opt_state[r].setdefault(w, {})
+                    inputs[r][w] = optimizer_step(opt, inputs[r][w], g, st, updates, lr)
+            if opt and opt.get("clip_grad_norm", {}).get("output") and grad_outs[r]:
+                out = opt["clip_grad_norm"]["output"]
+                results[r][out] = (last[r].get(out, np.float32(0)), "f32")
             for in_id, out_name in prog.get("state", {}).items():
                 inputs[r][in_id] = np.asarray(results[r][out_name][0])
         if opt:
             for r in range(ws):
-                for w, st in opt_state[r].items():
+                for w in opt_state[r]:
                     dt = next(n["dtype"] for n in prog_of[r]["nodes"] if n["id"] == w)
                     results[r][w] = (inputs[r][w], dt)
     return results

@@ -7,7 +7,7 @@
 // depends on nothing but that gradient: partitioning runs it right after
 // the gradient's bucket is averaged, while later buckets are still being
 // reduced. Only the total, the coefficient and the scaling wait for the last
-// bucket. Norms are computed in f32 (f64 when every gradient is f64), as
+// bucket. Norms are computed in f32 (f64 when a gradient is f64), as
 // PyTorch computes them in the gradients' dtype; a non-finite total
 // propagates into the gradients as it does in PyTorch.
 //
@@ -69,10 +69,11 @@ Value partial(OpBuilder &b, Location loc, Value grad, FloatType norm,
 SmallVector<Value> buildClipGradNorm(OpBuilder &b, Location loc,
                                      ValueRange grads, double maxNorm,
                                      bool inf, Value &total) {
-  bool allF64 = llvm::all_of(grads, [](Value g) {
+  // PyTorch stacks the per-gradient norms, promoting to the widest dtype.
+  bool anyF64 = llvm::any_of(grads, [](Value g) {
     return cast<RankedTensorType>(g.getType()).getElementType().isF64();
   });
-  FloatType norm = allF64 ? FloatType(b.getF64Type()) : b.getF32Type();
+  FloatType norm = anyF64 ? FloatType(b.getF64Type()) : b.getF32Type();
   SmallVector<Value> partials;
   for (Value g : grads)
     partials.push_back(partial(b, loc, g, norm, inf));

@@ -9,7 +9,8 @@
 // the update step will have, nothing reduced, nothing updated), partitioned
 // on its own (its cross-rank graph is the document's own communication, a
 // subset of the update step's). Its functions then move into this module
-// renamed `<name>.micro`, the program marked `comm.micro_step_of`. They are
+// renamed `<name>__micro` (a name PTX takes for the kernels made of
+// them), the program marked `comm.micro_step_of`. They are
 // not programs to the passes that follow (no `comm.ranks`); MPI tags are
 // assigned to their messages with the update step's, the same tag values
 // getting the same MPI tags.
@@ -31,6 +32,8 @@ using namespace mlir;
 using namespace rankc;
 
 namespace {
+constexpr StringLiteral kSuffix = "__micro";
+
 struct MicroStepsPass
     : public rankc::impl::CommMicroStepsBase<MicroStepsPass> {
   using CommMicroStepsBase::CommMicroStepsBase;
@@ -74,20 +77,25 @@ struct MicroStepsPass
       return signalPassFailure();
     }
 
-    // Renamed (uses too) and moved out: `P.micro` and its parts.
-    auto funcs = llvm::to_vector(copy.getOps<func::FuncOp>());
+    // Renamed (uses too) and moved out: `P__micro` and its parts. Other
+    // functions (the runtime's declarations) are this module's already.
+    SmallVector<func::FuncOp> funcs;
+    for (auto fn : copy.getOps<func::FuncOp>())
+      if (fn->hasAttr(comm::CommDialect::kRanks) ||
+          fn->hasAttr(comm::CommDialect::kPartOf))
+        funcs.push_back(fn);
     for (func::FuncOp fn : funcs) {
-      StringAttr name = b.getStringAttr(fn.getName() + ".micro");
+      StringAttr name = b.getStringAttr(fn.getName() + kSuffix);
       if (failed(SymbolTable::replaceAllSymbolUses(fn, name, copy)))
         return signalPassFailure();
       SymbolTable::setSymbolName(fn, name);
       if (auto of = fn->getAttrOfType<StringAttr>(comm::CommDialect::kPartOf))
         fn->setAttr(comm::CommDialect::kPartOf,
-                    b.getStringAttr(of.getValue() + ".micro"));
+                    b.getStringAttr(of.getValue() + kSuffix));
     }
     for (func::FuncOp fn : funcs) {
       if (auto ranks = fn->removeAttr(comm::CommDialect::kRanks)) {
-        StringRef program = fn.getName().drop_back(strlen(".micro"));
+        StringRef program = fn.getName().drop_back(kSuffix.size());
         fn->setAttr(comm::CommDialect::kMicroStepOf, b.getStringAttr(program));
         fn->removeAttr(comm::CommDialect::kState);
       }

@@ -29,8 +29,8 @@ def CommMicroSteps : Pass<"comm-micro-steps", "mlir::ModuleOp"> {
   let summary = "Build each program's micro-step (gradient accumulation)";
   let description = [{
     With `accumulate` K > 1 in `comm.data_parallel`, adds for every program
-    P a partitioned function `P.micro` (marked `comm.micro_step_of = "P"`,
-    its parts `<part>.micro`) that the runtime runs on the K - 1 steps
+    P a partitioned function `P__micro` (marked `comm.micro_step_of = "P"`,
+    its parts `<part>__micro`) that the runtime runs on the K - 1 steps
     between updates: the gradients are added into their accumulators and
     nothing else changes (no gradient reduction, no optimizer update). It
     has the arguments and results that P gets from

@@ -393,7 +393,7 @@ def export_step(model, inputs, loss_fn, world_size=1, bucket_cap_mb=25,
           "order": order}
     settings = optimizer_settings(optimizer)
     v3 = bool(lr_schedule or lr_input or clip_grad_norm or accumulate != 1 or global_loss
-              or any(n["dtype"] in ("u8", "u16", "u32") for n in ex.nodes))
+              or any(n.get("dtype") in ("u8", "u16", "u32") for n in ex.nodes))
     if settings is None and (lr_schedule or lr_input or clip_grad_norm):
         raise SystemExit("error: export_torch: a learning-rate schedule, an lr input or "
                          "clipping needs an optimizer")

@@ -296,3 +296,38 @@ func.func @bucket_of_numbers(%x: tensor<4xf32>) {
   %r = comm.allreduce mean %x tag "b" {comm.bucket = #comm.bucket<index = 0, params = [1], bytes = 16, dtype = "f32">} : tensor<4xf32>
   return
 }
+
+// -----
+
+// expected-error @below {{'comm.data_parallel' optimizer needs 'lr' or 'lr_input', not both}}
+// expected-error @below {{failed to parse Comm_DataParallelAttr parameter 'optimizer' which is to be a `OptimizerAttr`}}
+module attributes {comm.data_parallel = #comm.data_parallel<optimizer = <kind = sgd, lr = 0.1 : f64, lr_input = "lr", weight_decay = 0.0 : f64, momentum = 0.0 : f64, dampening = 0.0 : f64, nesterov = false>>} {}
+
+// -----
+
+// expected-error @below {{'comm.lr_phase' of kind "linear" lacks a setting or is of no known kind}}
+// expected-error @below {{failed to parse Comm_OptimizerAttr parameter 'lr_schedule' which is to be a `::mlir::ArrayAttr`}}
+// expected-error @below {{failed to parse Comm_DataParallelAttr parameter 'optimizer' which is to be a `OptimizerAttr`}}
+module attributes {comm.data_parallel = #comm.data_parallel<optimizer = <kind = sgd, lr = 0.1 : f64, weight_decay = 0.0 : f64, momentum = 0.0 : f64, dampening = 0.0 : f64, nesterov = false, lr_schedule = [#comm.lr_phase<kind = "linear", steps = 10 : i64>]>>} {}
+
+// -----
+
+// expected-error @below {{'comm.data_parallel' optimizer lr_schedule: every phase but the last needs 'steps'}}
+// expected-error @below {{failed to parse Comm_DataParallelAttr parameter 'optimizer' which is to be a `OptimizerAttr`}}
+module attributes {comm.data_parallel = #comm.data_parallel<optimizer = <kind = sgd, lr = 0.1 : f64, weight_decay = 0.0 : f64, momentum = 0.0 : f64, dampening = 0.0 : f64, nesterov = false, lr_schedule = [#comm.lr_phase<kind = "constant", factor = 1.0 : f64>, #comm.lr_phase<kind = "constant", factor = 1.0 : f64>]>>} {}
+
+// -----
+
+// expected-error @below {{'comm.data_parallel' optimizer clipping needs 'clip_max_norm' > 0 and 'clip_norm_type' "2" or "inf" ('clip_output' only with them)}}
+// expected-error @below {{failed to parse Comm_DataParallelAttr parameter 'optimizer' which is to be a `OptimizerAttr`}}
+module attributes {comm.data_parallel = #comm.data_parallel<optimizer = <kind = sgd, lr = 0.1 : f64, weight_decay = 0.0 : f64, momentum = 0.0 : f64, dampening = 0.0 : f64, nesterov = false, clip_max_norm = 1.0 : f64, clip_norm_type = "1">>} {}
+
+// -----
+
+// expected-error @below {{'comm.data_parallel' accumulate must be >= 1}}
+module attributes {comm.data_parallel = #comm.data_parallel<accumulate = 0 : i64>} {}
+
+// -----
+
+// expected-error @below {{'comm.micro_step_of' must name a program function, on a function}}
+module attributes {comm.micro_step_of = "all"} {}
