@@ -97,6 +97,33 @@ static llvm::json::Value tagJson(Attribute tag) {
   return cast<StringAttr>(tag).str();
 }
 
+/// A program's parts in schedule order: what each waits for, computes
+/// (DAG nodes), sends and updates.
+static llvm::json::Array partsJson(func::FuncOp fn, SymbolTable &symbols) {
+  llvm::json::Array parts;
+  for (const PlanPart &part : readSchedule(fn, symbols)) {
+    llvm::json::Array recvs, sends, allreduces;
+    for (Operation *w : part.waits)
+      (isa<comm::RecvOp>(w) ? recvs : allreduces)
+          .push_back(tagJson(w->getAttr("tag")));
+    for (Operation *s : part.sends)
+      sends.push_back(tagJson(s->getAttr("tag")));
+    llvm::json::Object obj{{"recvs", std::move(recvs)},
+                           {"sends", std::move(sends)},
+                           {"ops", int64_t(part.ops)}};
+    if (!allreduces.empty())
+      obj["allreduces"] = std::move(allreduces);
+    if (!part.updates.empty()) {
+      llvm::json::Array updates;
+      for (const std::string &p : part.updates)
+        updates.push_back(p);
+      obj["updates"] = std::move(updates);
+    }
+    parts.push_back(std::move(obj));
+  }
+  return parts;
+}
+
 LogicalResult writePlan(ModuleOp module, llvm::raw_ostream &os) {
   int64_t ws =
       module->getAttrOfType<IntegerAttr>(comm::CommDialect::kWorldSize).getInt();
@@ -113,30 +140,16 @@ LogicalResult writePlan(ModuleOp module, llvm::raw_ostream &os) {
     else
       for (int64_t r = 0; r < ws; ++r)
         ranks.push_back(r);
-    llvm::json::Array parts;
-    for (const PlanPart &part : readSchedule(fn, symbols)) {
-      llvm::json::Array recvs, sends, allreduces;
-      for (Operation *w : part.waits)
-        (isa<comm::RecvOp>(w) ? recvs : allreduces)
-            .push_back(tagJson(w->getAttr("tag")));
-      for (Operation *s : part.sends)
-        sends.push_back(tagJson(s->getAttr("tag")));
-      llvm::json::Object obj{{"recvs", std::move(recvs)},
-                             {"sends", std::move(sends)},
-                             {"ops", int64_t(part.ops)}};
-      if (!allreduces.empty())
-        obj["allreduces"] = std::move(allreduces);
-      if (!part.updates.empty()) {
-        llvm::json::Array updates;
-        for (const std::string &p : part.updates)
-          updates.push_back(p);
-        obj["updates"] = std::move(updates);
-      }
-      parts.push_back(std::move(obj));
-    }
-    programs.push_back(llvm::json::Object{{"ranks", std::move(ranks)},
-                                          {"executable", fn.getName().str()},
-                                          {"parts", std::move(parts)}});
+    llvm::json::Object program{{"ranks", std::move(ranks)},
+                               {"executable", fn.getName().str()},
+                               {"parts", partsJson(fn, symbols)}};
+    // With gradient accumulation, the micro-step's schedule too.
+    for (auto micro : module.getOps<func::FuncOp>())
+      if (auto of = micro->getAttrOfType<StringAttr>(
+              comm::CommDialect::kMicroStepOf);
+          of && of.getValue() == fn.getName())
+        program["micro_step_parts"] = partsJson(micro, symbols);
+    programs.push_back(std::move(program));
   }
   // The DAG tags in MPI tag order: tag i of this list travels as MPI tag i.
   CrossRankAnalysis analysis(module);
