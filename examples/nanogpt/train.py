@@ -96,10 +96,11 @@ def main():
     model = GPT(len(chars), block_size=BLOCK)
     opt = torch.optim.AdamW(model.parameters(), lr=LR, betas=(0.9, 0.95), weight_decay=0.1)
     sched = torch.optim.lr_scheduler
+    warmup = max(1, min(WARMUP, iters // 5))  # (short runs warm up less)
     schedule = sched.SequentialLR(opt, [
-        sched.LinearLR(opt, start_factor=1 / WARMUP, total_iters=WARMUP),
-        sched.CosineAnnealingLR(opt, T_max=iters - WARMUP, eta_min=LR / 10)],
-        milestones=[WARMUP])
+        sched.LinearLR(opt, start_factor=1 / warmup, total_iters=warmup),
+        sched.CosineAnnealingLR(opt, T_max=iters - warmup, eta_min=LR / 10)],
+        milestones=[warmup])
     x0, y0 = (torch.from_numpy(data[0][i][0].astype(np.int64)) for i in (0, 1))
     doc = export_step(model, (x0,), loss_fn, targets=(y0,), world_size=ranks,
                       optimizer=opt, lr_schedule=schedule, clip_grad_norm=1.0,

@@ -78,6 +78,36 @@ bool Reader::readDataParallel(od::value v, DataParallel &dp) {
   return true;
 }
 
+bool Reader::readOptionValue(od::value v, OptionField &f) {
+  od::json_type t;
+  RANKC_TRY(v.type().get(t), f.pos);
+  if (t == od::json_type::number) {
+    od::number_type n;
+    if (!v.get_number_type().get(n) && n == od::number_type::signed_integer) {
+      f.isInt = f.isNumber = !v.get_int64().get(f.integer);
+      f.number = double(f.integer);
+    } else {
+      f.isNumber = getNumber(v, f.number);
+    }
+  } else if (t == od::json_type::boolean) {
+    f.isBool = !v.get_bool().get(f.flag);
+  } else if (t == od::json_type::array) {
+    od::array arr;
+    f.isList = !v.get_array().get(arr);
+    if (f.isList)
+      for (auto elem : arr) {
+        od::value e;
+        double x;
+        if (elem.get(e) || !getNumber(e, x)) {
+          f.isList = false;
+          break;
+        }
+        f.list.push_back(x);
+      }
+  }
+  return true;
+}
+
 bool Reader::readOptimizer(od::value v, Optimizer &opt) {
   opt.pos = posOf(v);
   od::object obj;
@@ -85,14 +115,7 @@ bool Reader::readOptimizer(od::value v, Optimizer &opt) {
     return fail(opt.pos, "'optimizer' must be an object");
   // The fields that are valid depend on "kind", which may come last: read
   // everything first, then check against the kind.
-  struct Field {
-    std::string key;
-    Pos pos;
-    double number = 0;
-    bool flag = false;
-    std::vector<double> list;
-    bool isNumber = false, isBool = false, isList = false;
-  };
+  using Field = OptionField;
   std::vector<Field> fields;
   std::string kind;
   bool sawKind = false;
@@ -153,26 +176,8 @@ bool Reader::readOptimizer(od::value v, Optimizer &opt) {
         return fail(pos, "optimizer 'kind' must be \"sgd\", \"adam\" or \"adamw\"");
       continue;
     }
-    od::json_type t;
-    RANKC_TRY(fv.type().get(t), pos);
-    if (t == od::json_type::number) {
-      f.isNumber = getNumber(fv, f.number);
-    } else if (t == od::json_type::boolean) {
-      f.isBool = !fv.get_bool().get(f.flag);
-    } else if (t == od::json_type::array) {
-      od::array arr;
-      f.isList = !fv.get_array().get(arr);
-      if (f.isList)
-        for (auto elem : arr) {
-          od::value e;
-          double x;
-          if (elem.get(e) || !getNumber(e, x)) {
-            f.isList = false;
-            break;
-          }
-          f.list.push_back(x);
-        }
-    }
+    if (!readOptionValue(fv, f))
+      return false;
     fields.push_back(std::move(f));
   }
   if (!sawKind)
@@ -259,13 +264,7 @@ bool Reader::readLrSchedule(od::value v, Optimizer &opt) {
       return fail(ph.pos, "an 'lr_schedule' phase must be an object with a "
                           "'kind'");
     // Fields may come before "kind": read them all, then check.
-    struct Field {
-      std::string key;
-      Pos pos;
-      double number = 0;
-      int64_t integer = 0;
-      bool isNumber = false, isInt = false;
-    };
+    using Field = OptionField;
     std::vector<Field> fields;
     std::string kind;
     bool sawKind = false;
@@ -289,16 +288,8 @@ bool Reader::readLrSchedule(od::value v, Optimizer &opt) {
           kind = "?";
         continue;
       }
-      od::number_type t;
-      if (fv.type().value_unsafe() == od::json_type::number &&
-          !fv.get_number_type().get(t)) {
-        if (t == od::number_type::signed_integer) {
-          f.isInt = f.isNumber = !fv.get_int64().get(f.integer);
-          f.number = double(f.integer);
-        } else {
-          f.isNumber = !fv.get_double().get(f.number);
-        }
-      }
+      if (!readOptionValue(fv, f))
+        return false;
       fields.push_back(std::move(f));
     }
     static const llvm::StringMap<LrPhase::Kind> kinds = {

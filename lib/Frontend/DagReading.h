@@ -80,6 +80,19 @@ private:
   bool readNode(od::value v, Program &prog, Node &node);
   bool readOutputs(od::value v, Program &prog);
   bool readDataParallel(od::value v, DataParallel &dp);
+  /// A setting of an object whose valid keys depend on its "kind", which
+  /// may come last (the optimizer, an lr_schedule phase): read whatever it
+  /// holds first, checked once the kind is known.
+  struct OptionField {
+    std::string key;
+    Pos pos;
+    double number = 0;
+    int64_t integer = 0;
+    bool flag = false;
+    std::vector<double> list;
+    bool isNumber = false, isInt = false, isBool = false, isList = false;
+  };
+  bool readOptionValue(od::value v, OptionField &f);
   bool readOptimizer(od::value v, Optimizer &opt);
   bool readLrSchedule(od::value v, Optimizer &opt);
   bool readClip(od::value v, Optimizer &opt);

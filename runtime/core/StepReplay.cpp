@@ -70,7 +70,7 @@ bool runStep(int64_t step, const std::vector<void *> &inputs,
   (void)step;
   // The first two runs of an entry (one per arena) run as they are: they
   // tune the GEMMs and size the arenas, which a recording must not do.
-  if (runOf(entry) < 2 || !replayable()) {
+  if (!replayable() || runOf(entry) < 2) {
     entry();
     return false;
   }
