@@ -150,7 +150,14 @@ std::string libraryHeader(llvm::StringRef program, llvm::StringRef manifest,
      << "int " << p << "world_size(void);\n"
      << "int64_t " << p << "steps_done(void);\n"
      << "/* The steps done: the number the `step` leaf has in the next step. */\n"
-     << "int64_t " << p << "step_count(void);\n";
+     << "int64_t " << p << "step_count(void);\n"
+     << "/* Writes (reads) all this rank carries (state, updated parameters,\n"
+     << " * the optimizer's state, the step count) to (from) dir/rank<r>/, as\n"
+     << " * launch --checkpoint-dir does: .npy files and a manifest.json. load\n"
+     << " * checks the DAG, the world size, the program and every file's size\n"
+     << " * and checksum first. */\n"
+     << "int " << p << "save(const char *dir);\n"
+     << "int " << p << "load(const char *dir);\n";
   for (const char *side : {"input", "output"}) {
     os << "int " << p << "num_" << side << "s(void);\n"
        << "const char *" << p << side << "_name(int i);\n"

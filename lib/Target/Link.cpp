@@ -72,7 +72,8 @@ llvm::ArrayRef<const char *> libraryFunctions() {
       "rank",          "world_size",   "steps_done",    "num_inputs",
       "num_outputs",   "input_name",   "input_dtype",   "input_rank",
       "input_shape",   "input_is_state", "output_name", "output_alias",
-      "output_dtype",  "output_rank",  "output_shape", "step_count"};
+      "output_dtype",  "output_rank",  "output_shape", "step_count",
+      "save",          "load"};
   return names;
 }
 

@@ -180,6 +180,9 @@ LogicalResult writePlan(ModuleOp module, llvm::raw_ostream &os) {
       comm::CommDialect::kDataParallel);
   if (dp && dp.getAccumulateOr1() > 1)
     plan["accumulate"] = dp.getAccumulateOr1();
+  // What checkpoints carry to say which DAG they are of.
+  if (auto fp = module->getAttrOfType<StringAttr>("rankc.fingerprint"))
+    plan["fingerprint"] = fp.str();
   if (dp)
     if (comm::OptimizerAttr opt = dp.getOptimizer()) {
       llvm::json::Object fields;

@@ -82,6 +82,7 @@ class Program:
                 ("last_error", c_char_p, []), ("rank", c_int, []),
                 ("world_size", c_int, []), ("num_inputs", c_int, []),
                 ("step_count", ctypes.c_int64, []),
+                ("save", c_int, [c_char_p]), ("load", c_int, [c_char_p]),
                 ("num_outputs", c_int, []),
                 ("input_name", c_char_p, [c_int]),
                 ("input_dtype", c_char_p, [c_int]),
@@ -131,6 +132,20 @@ class Program:
         self.carried = [n for n, _, _, c in self._in if c]
         #: (name, shape, dtype) of every output name.
         self.outputs = [(n, s, d) for names, s, d in self._out for n in names]
+
+    def save(self, folder):
+        """Writes all this rank carries to folder/rank<r>/ (a checkpoint
+        launch --resume and load() read)."""
+        if self._fn["save"](os.fsencode(folder)) != 0:
+            raise RuntimeError("rankc program %s: %s" % (self.name,
+                               self._fn["last_error"]().decode()))
+
+    def load(self, folder):
+        """Reads folder/rank<r>/ back: the run continues from its step."""
+        if self._fn["load"](os.fsencode(folder)) != 0:
+            raise RuntimeError("rankc program %s: %s" % (self.name,
+                               self._fn["last_error"]().decode()))
+        self.steps_done = self.step_count
 
     @property
     def step_count(self):

@@ -38,7 +38,7 @@ namespace rankc::rt {
 
 int rank = 0, worldSize = 1;
 MPI_Comm comm = MPI_COMM_NULL;
-std::string programName;
+std::string programName, fingerprint;
 double timeoutSeconds = 300;
 bool tracing = false;
 std::vector<TensorInfo> inputs, outputs;
@@ -103,6 +103,8 @@ void parseManifest(const char *text, bool micro) {
       continue;
     if (kind == "accumulate") {
       l >> accumulate;
+    } else if (kind == "fingerprint") {
+      l >> fingerprint;
     } else if (kind == "program") {
       l >> programName;
     } else if (kind == "world_size") {
@@ -436,6 +438,29 @@ const int64_t *rankc_core_output_shape(int i) {
 }
 int rankc_core_input_is_state(int i) { return visibleInput(i).stateOf >= 0; }
 int64_t rankc_core_steps_done(void) { return stepTimes.size() + stepOffset; }
+
+} // extern "C"
+
+namespace rankc::rt {
+std::vector<size_t> carriedInputs() {
+  std::vector<size_t> carried;
+  for (size_t i = 0; i < inputs.size(); ++i)
+    if (inputs[i].stateOf >= 0)
+      carried.push_back(i);
+  return carried;
+}
+void *carriedBuffer(size_t input) { return current.at(input); }
+void restoreInput(size_t input, const void *host) {
+  copyFromHost(inputBuffers.at(input), host, inputs.at(input).bytes());
+  current[input] = inputBuffers[input];
+}
+void setStepsDone(int64_t steps) {
+  // (Steps this process ran keep their arenas' and recordings' count.)
+  stepOffset = steps - int64_t(stepTimes.size());
+}
+} // namespace rankc::rt
+
+extern "C" {
 int64_t rankc_core_accumulate(void) { return accumulate; }
 
 void rankc_core_set_input(int i, const void *host) {

@@ -79,6 +79,7 @@ extern int rank, worldSize;
 /// error handler to itself.
 extern MPI_Comm comm;
 extern std::string programName;
+extern std::string fingerprint; // of the DAG the program was compiled from
 extern double timeoutSeconds;
 extern bool tracing;
 extern std::vector<TensorInfo> inputs, outputs;
@@ -90,6 +91,15 @@ extern StepTimes *currentStep;
 double now();
 void checkMpi(int rc, const char *what);
 std::string describe(int event, int64_t peer);
+
+/// What a checkpoint holds (Checkpoint.cpp): the inputs carried from step
+/// to step (state, updated parameters, the optimizer's state), by input
+/// index; where each is read in the next step; a host value put in its
+/// place; and the steps done before this process's first.
+std::vector<size_t> carriedInputs();
+void *carriedBuffer(size_t input);
+void restoreInput(size_t input, const void *host);
+void setStepsDone(int64_t steps);
 
 /// Messages.cpp: completes every request still open (the end of a step).
 void waitAll();

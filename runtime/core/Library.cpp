@@ -11,6 +11,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "core/Checkpoint.h"
 #include "core/Core.h"
 #include "rankc_core.h"
 #include "rankc_runtime.h"
@@ -115,6 +116,24 @@ int rankc_lib_step(const void *const in[], void *const out[]) {
     rankc_core_step();
     for (int i = 0; i < nOut; ++i)
       rankc_core_get_output(i, out[i]);
+  });
+}
+
+int rankc_lib_save(const char *dir) {
+  return guarded("save", [&] {
+    requireUp();
+    if (!dir || !*dir)
+      raise("the folder is NULL or empty");
+    saveRank(dir, rankc_core_steps_done());
+  });
+}
+
+int rankc_lib_load(const char *dir) {
+  return guarded("load", [&] {
+    requireUp();
+    if (!dir || !*dir)
+      raise("the folder is NULL or empty");
+    loadRank(dir);
   });
 }
 

@@ -9,6 +9,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "core/Buffers.h"
+#include "core/Checkpoint.h"
 #include "core/Core.h"
 #include "core/Feeds.h"
 #include "core/RunMonitor.h"
@@ -22,6 +23,7 @@
 #include <cerrno>
 #include <optional>
 #include <cmath>
+#include <csignal>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
@@ -65,7 +67,8 @@ void usage(const char *argv0) {
           "[--timeout SECONDS] [--trace FILE] [--stats FILE] "
           "[--kernel-stats DIR] [--feed ID,...] [--shuffle SEED] "
           "[--save-every K --snapshots DIR] [--log-every K] [--metrics FILE] "
-          "[--check-finite]\n",
+          "[--check-finite] [--checkpoint-every K] [--checkpoint-dir DIR] "
+          "[--keep N] [--resume DIR|latest]\n",
           argv0);
 }
 
@@ -97,6 +100,11 @@ std::vector<std::string> splitIds(const std::string &list) {
   return ids;
 }
 
+// SIGTERM or SIGINT during a run with --checkpoint-dir: a checkpoint at
+// the end of the step, then every rank stops (exit 3).
+volatile std::sig_atomic_t stopSignal = 0;
+void onStopSignal(int sig) { stopSignal = sig; }
+
 int run(int argc, char **argv) {
   std::string inputsDir, outputsDir, traceFile, statsFile, kernelStatsDir;
   double timeout = 0;
@@ -104,6 +112,8 @@ int run(int argc, char **argv) {
   std::vector<std::string> fed;
   std::optional<uint64_t> shuffle;
   MonitorOptions monitor;
+  CheckpointPolicy checkpoints;
+  std::string resume;
   if (const char *t = std::getenv("RANKC_TIMEOUT")) { // the command line wins
     if (!parseSeconds(t, timeout)) {
       fprintf(stderr, "error: RANKC_TIMEOUT takes a number of seconds > 0, got '%s'\n", t);
@@ -137,11 +147,14 @@ int run(int argc, char **argv) {
         return 2;
       }
     }
-    else if (a == "--steps" || a == "--save-every" || a == "--log-every") {
+    else if (a == "--steps" || a == "--save-every" || a == "--log-every" ||
+             a == "--checkpoint-every" || a == "--keep") {
       std::string v = value();
-      int64_t &n = a == "--steps"        ? steps
-                   : a == "--save-every" ? monitor.saveEvery
-                                         : monitor.logEvery;
+      int64_t &n = a == "--steps"              ? steps
+                   : a == "--save-every"       ? monitor.saveEvery
+                   : a == "--checkpoint-every" ? checkpoints.every
+                   : a == "--keep"             ? checkpoints.keep
+                                               : monitor.logEvery;
       if (!parseCount(v, n)) {
         fprintf(stderr, "error: %s takes an integer >= 1, got '%s'\n",
                 a.c_str(), v.c_str());
@@ -168,6 +181,10 @@ int run(int argc, char **argv) {
       monitor.metricsFile = value();
     } else if (a == "--check-finite") {
       monitor.checkFinite = true;
+    } else if (a == "--checkpoint-dir") {
+      checkpoints.dir = value();
+    } else if (a == "--resume") {
+      resume = value();
     } else {
       usage(argv[0]);
       return 2;
@@ -201,6 +218,10 @@ int run(int argc, char **argv) {
     monitor.snapshotDir = outputsDir;
   if (monitor.saveEvery && monitor.snapshotDir.empty())
     fail("--save-every needs --outputs (or --snapshots): the folder of step<k>/");
+  if (checkpoints.every && checkpoints.dir.empty())
+    fail("--checkpoint-every needs --checkpoint-dir: the folder of step<k>/");
+  if (resume == "latest" && checkpoints.dir.empty())
+    fail("--resume latest needs --checkpoint-dir: the folder it looks in");
   Feeds feeds;
   feeds.open(fed, inputsDir, rank, shuffle);
 
@@ -225,17 +246,61 @@ int run(int argc, char **argv) {
     rankc_core_set_input(i, host.data());
   }
 
+  // A resumed run continues the step numbering (the feeds' rows, the
+  // `step` leaf, the accumulation window) where its checkpoint was taken.
+  if (!resume.empty()) {
+    std::string from = resume == "latest" ? latestCheckpoint(checkpoints.dir)
+                                          : resume;
+    if (from.empty())
+      fail("--resume latest: no complete checkpoint in '%s'",
+           checkpoints.dir.c_str());
+    loadRank(from);
+  }
+  int64_t start = rankc_core_steps_done();
+  if (start >= steps)
+    fail("the checkpoint is at step %lld: --steps %lld leaves nothing to run "
+         "(--steps counts from step 0)",
+         (long long)start, (long long)steps);
+  if (!checkpoints.dir.empty()) {
+    std::signal(SIGTERM, onStopSignal);
+    std::signal(SIGINT, onStopSignal);
+  }
+
   monitor.totalSteps = steps;
   RunMonitor monitoring;
   monitoring.open(monitor);
   checkMpi(MPI_Barrier(comm), "MPI_Barrier");
-  for (int64_t s = 0; s < steps; ++s) {
+  for (int64_t s = start; s < steps; ++s) {
     double begin = now(); // (a step's time includes taking its fed rows)
     feeds.beginStep(s);
     rankc_core_step();
     monitoring.afterStep(s + 1, now() - begin);
+    if (checkpoints.dir.empty())
+      continue;
+    // Every rank stops at the same step: a signal that reached one is
+    // everyone's.
+    int signal = stopSignal, any = 0;
+    checkMpi(MPI_Allreduce(&signal, &any, 1, MPI_INT, MPI_MAX, comm),
+             "MPI_Allreduce");
+    bool last = s + 1 == steps;
+    if (any || (checkpoints.every && (s + 1) % checkpoints.every == 0 && !last))
+      writeCheckpoint(checkpoints, s + 1);
+    if (any) {
+      if (rank == 0) {
+        printf("launch: stopped by %s after step %lld; checkpoint %s/step%lld "
+               "written (continue with --resume latest)\n",
+               any == SIGINT ? "SIGINT" : "SIGTERM", (long long)(s + 1),
+               checkpoints.dir.c_str(), (long long)(s + 1));
+        fflush(stdout);
+      }
+      rankc_core_finalize();
+      return 3;
+    }
   }
   monitoring.finish();
+  // The last step's too, when it falls on the period.
+  if (checkpoints.every && steps % checkpoints.every == 0)
+    writeCheckpoint(checkpoints, steps);
 
   if (!outputsDir.empty()) {
     std::string dir = outputsDir + "/rank" + std::to_string(rank);

@@ -98,6 +98,8 @@ std::string eventLines(func::FuncOp program) {
 std::string manifestText(ModuleOp module, func::FuncOp program,
                          const std::string &events) {
   std::string text = "program " + program.getName().str() + "\n";
+  if (auto fp = module->getAttrOfType<StringAttr>("rankc.fingerprint"))
+    text += "fingerprint " + fp.str() + "\n";
   auto ws = module->getAttrOfType<IntegerAttr>(comm::CommDialect::kWorldSize);
   text += "world_size " + std::to_string(ws ? ws.getInt() : 1) + "\n";
   // Which ranks run it: an embedder's init checks its own rank against it.

@@ -1,0 +1,269 @@
+//===- Checkpoint.cpp - what a rank carries, saved and loaded -------------===//
+
+#include "core/Checkpoint.h"
+#include "core/Buffers.h"
+#include "core/Core.h"
+#include "tooling/Npy.h"
+
+#include <mpi.h>
+
+#include <algorithm>
+#include <cinttypes>
+#include <cstdio>
+#include <cstring>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+#include <vector>
+
+#include <fcntl.h>
+#include <unistd.h>
+
+namespace fs = std::filesystem;
+
+namespace rankc::rt {
+
+namespace {
+
+/// zlib's CRC-32 (Python's zlib.crc32), so that anyone can check a file.
+uint32_t crc32(const char *data, size_t n, uint32_t crc = 0) {
+  static uint32_t table[256];
+  static bool made = false;
+  if (!made) {
+    for (uint32_t i = 0; i < 256; ++i) {
+      uint32_t c = i;
+      for (int k = 0; k < 8; ++k)
+        c = c & 1 ? 0xEDB88320u ^ (c >> 1) : c >> 1;
+      table[i] = c;
+    }
+    made = true;
+  }
+  crc = ~crc;
+  for (size_t i = 0; i < n; ++i)
+    crc = table[(crc ^ uint8_t(data[i])) & 0xff] ^ (crc >> 8);
+  return ~crc;
+}
+
+bool readFile(const std::string &path, std::string &out) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in)
+    return false;
+  std::ostringstream s;
+  s << in.rdbuf();
+  out = s.str();
+  return true;
+}
+
+/// fsync of a file or folder: the checkpoint is on the disk before it is
+/// declared complete.
+void sync(const std::string &path) {
+  int fd = ::open(path.c_str(), O_RDONLY);
+  if (fd >= 0) {
+    ::fsync(fd);
+    ::close(fd);
+  }
+}
+
+void writeText(const std::string &path, const std::string &text) {
+  std::string tmp = path + ".tmp";
+  {
+    std::ofstream out(tmp, std::ios::binary);
+    out << text;
+    if (!out)
+      raise("cannot write '%s'", tmp.c_str());
+  }
+  sync(tmp);
+  if (std::rename(tmp.c_str(), path.c_str()) != 0)
+    raise("cannot write '%s': %s", path.c_str(), strerror(errno));
+}
+
+std::string rankFolder(const std::string &folder) {
+  return folder + "/rank" + std::to_string(rank);
+}
+
+/// The value of `"key": ` on a line of our manifests (a string's quotes
+/// dropped), or "" if absent.
+std::string field(const std::string &line, const std::string &key) {
+  std::string k = "\"" + key + "\": ";
+  size_t at = line.find(k);
+  if (at == std::string::npos)
+    return "";
+  at += k.size();
+  if (line[at] == '"') {
+    size_t end = line.find('"', at + 1);
+    return line.substr(at + 1, end - at - 1);
+  }
+  size_t end = line.find_first_of(",}", at);
+  return line.substr(at, end - at);
+}
+
+std::vector<int64_t> shapeOf(const TensorInfo &t) { return t.shape; }
+} // namespace
+
+void saveRank(const std::string &folder, int64_t steps) {
+  std::string dir = rankFolder(folder);
+  makeFolders(dir);
+  std::string values;
+  for (size_t i : carriedInputs()) {
+    const TensorInfo &t = inputs[i];
+    std::vector<char> host(t.bytes() + 1);
+    copyToHost(host.data(), carriedBuffer(i), t.bytes());
+    std::string file = t.id + ".npy", path = dir + "/" + file, error;
+    if (!npy::write(path, t.dtype, shapeOf(t), host.data(), error))
+      raise("checkpoint '%s': %s", folder.c_str(), error.c_str());
+    sync(path);
+    std::string bytes;
+    if (!readFile(path, bytes))
+      raise("checkpoint '%s': cannot read back '%s'", folder.c_str(),
+            path.c_str());
+    char line[512];
+    snprintf(line, sizeof line,
+             "%s\n  {\"name\": \"%s\", \"file\": \"%s\", \"bytes\": %zu, "
+             "\"crc32\": %" PRIu32 "}",
+             values.empty() ? "" : ",", t.id.c_str(), file.c_str(),
+             bytes.size(), crc32(bytes.data(), bytes.size()));
+    values += line;
+  }
+  std::string manifest =
+      "{\"format\": \"rankc-checkpoint\", \"fingerprint\": \"" + fingerprint +
+      "\", \"world_size\": " + std::to_string(worldSize) +
+      ", \"program\": \"" + programName + "\", \"rank\": " +
+      std::to_string(rank) + ", \"step\": " + std::to_string(steps) +
+      ",\n \"values\": [" + values + "\n]}\n";
+  writeText(dir + "/manifest.json", manifest);
+  sync(dir);
+}
+
+void loadRank(const std::string &folder) {
+  std::string dir = rankFolder(folder), text;
+  std::string where = "rank" + std::to_string(rank) + "/manifest.json";
+  const char *f = folder.c_str();
+  if (!readFile(dir + "/manifest.json", text))
+    raise("checkpoint '%s' is incomplete or not a checkpoint: it has no %s",
+          f, where.c_str());
+  std::istringstream lines(text);
+  std::string head;
+  std::getline(lines, head);
+  if (field(head, "format") != "rankc-checkpoint")
+    raise("checkpoint '%s': %s is not a rankc checkpoint's manifest", f,
+          where.c_str());
+  if (field(head, "fingerprint") != fingerprint)
+    raise("checkpoint '%s' is of another DAG (fingerprint %s; this program "
+          "was compiled from %s)",
+          f, field(head, "fingerprint").c_str(), fingerprint.c_str());
+  if (field(head, "world_size") != std::to_string(worldSize))
+    raise("checkpoint '%s' was written by %s ranks; this run has %d", f,
+          field(head, "world_size").c_str(), worldSize);
+  if (field(head, "program") != programName)
+    raise("checkpoint '%s' holds program '%s' for rank %d; this rank runs "
+          "'%s'",
+          f, field(head, "program").c_str(), rank, programName.c_str());
+  int64_t steps = std::strtoll(field(head, "step").c_str(), nullptr, 10);
+  struct Entry {
+    std::string file;
+    size_t bytes;
+    uint32_t crc;
+  };
+  std::vector<std::pair<std::string, Entry>> entries;
+  for (std::string line; std::getline(lines, line);)
+    if (!field(line, "name").empty())
+      entries.push_back(
+          {field(line, "name"),
+           {field(line, "file"), size_t(std::strtoull(field(line, "bytes").c_str(), nullptr, 10)),
+            uint32_t(std::strtoul(field(line, "crc32").c_str(), nullptr, 10))}});
+  for (size_t i : carriedInputs()) {
+    const TensorInfo &t = inputs[i];
+    const Entry *e = nullptr;
+    for (const auto &[name, entry] : entries)
+      if (name == t.id)
+        e = &entry;
+    if (!e)
+      raise("checkpoint '%s': %s has no value '%s', which the program "
+            "carries",
+            f, where.c_str(), t.id.c_str());
+    std::string rel = "rank" + std::to_string(rank) + "/" + e->file, bytes;
+    if (!readFile(dir + "/" + e->file, bytes))
+      raise("checkpoint '%s': file '%s' is missing", f, rel.c_str());
+    if (bytes.size() != e->bytes)
+      raise("checkpoint '%s': file '%s' has %zu bytes, its manifest says %zu "
+            "(truncated?)",
+            f, rel.c_str(), bytes.size(), e->bytes);
+    if (uint32_t c = crc32(bytes.data(), bytes.size()); c != e->crc)
+      raise("checkpoint '%s': file '%s' fails its checksum (CRC-32 %" PRIu32
+            ", the manifest's %" PRIu32 ")",
+            f, rel.c_str(), c, e->crc);
+    std::vector<char> host(t.bytes() + 1);
+    std::string error;
+    if (!npy::read(dir + "/" + e->file, t.dtype, shapeOf(t), host.data(), error))
+      raise("checkpoint '%s': file '%s': %s", f, rel.c_str(), error.c_str());
+    restoreInput(i, host.data());
+  }
+  setStepsDone(steps);
+}
+
+std::string writeCheckpoint(const CheckpointPolicy &policy, int64_t steps) {
+  std::string k = std::to_string(steps);
+  std::string stage = policy.dir + "/.staging-step" + k;
+  std::string done = policy.dir + "/step" + k;
+  std::error_code ec;
+  if (rank == 0) {
+    makeFolders(policy.dir);
+    fs::remove_all(stage, ec); // a killed run's
+  }
+  checkMpi(MPI_Barrier(comm), "MPI_Barrier");
+  saveRank(stage, steps);
+  checkMpi(MPI_Barrier(comm), "MPI_Barrier"); // every rank's files synced
+  if (rank == 0) {
+    writeText(stage + "/manifest.json",
+              "{\"format\": \"rankc-checkpoint\", \"fingerprint\": \"" +
+                  fingerprint + "\", \"world_size\": " +
+                  std::to_string(worldSize) + ", \"step\": " + k + "}\n");
+    sync(stage);
+    fs::remove_all(done, ec); // (a resumed run saving the same step again)
+    if (std::rename(stage.c_str(), done.c_str()) != 0)
+      fail("cannot move checkpoint '%s' into place: %s", stage.c_str(),
+           strerror(errno));
+    sync(policy.dir);
+    // The oldest complete checkpoints beyond `keep`, and staging left by
+    // killed runs, go.
+    std::vector<std::pair<int64_t, fs::path>> complete;
+    for (const auto &entry : fs::directory_iterator(policy.dir, ec)) {
+      std::string name = entry.path().filename().string();
+      if (name.rfind(".staging-step", 0) == 0) {
+        fs::remove_all(entry.path(), ec);
+      } else if (name.rfind("step", 0) == 0 &&
+                 fs::exists(entry.path() / "manifest.json")) {
+        char *end = nullptr;
+        int64_t n = std::strtoll(name.c_str() + 4, &end, 10);
+        if (end && !*end)
+          complete.push_back({n, entry.path()});
+      }
+    }
+    std::sort(complete.begin(), complete.end());
+    for (size_t i = 0; i + policy.keep < complete.size(); ++i)
+      fs::remove_all(complete[i].second, ec);
+  }
+  checkMpi(MPI_Barrier(comm), "MPI_Barrier");
+  return done;
+}
+
+std::string latestCheckpoint(const std::string &dir) {
+  std::error_code ec;
+  int64_t best = -1;
+  std::string path;
+  for (const auto &entry : fs::directory_iterator(dir, ec)) {
+    std::string name = entry.path().filename().string();
+    if (name.rfind("step", 0) != 0 ||
+        !fs::exists(entry.path() / "manifest.json"))
+      continue;
+    char *end = nullptr;
+    int64_t n = std::strtoll(name.c_str() + 4, &end, 10);
+    if (end && !*end && n > best) {
+      best = n;
+      path = entry.path().string();
+    }
+  }
+  return path;
+}
+
+} // namespace rankc::rt
