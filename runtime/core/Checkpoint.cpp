@@ -16,6 +16,8 @@
 #include <sstream>
 #include <vector>
 
+#include <csignal>
+#include <cstdlib>
 #include <fcntl.h>
 #include <unistd.h>
 
@@ -100,6 +102,15 @@ std::string field(const std::string &line, const std::string &key) {
 std::vector<int64_t> shapeOf(const TensorInfo &t) { return t.shape; }
 } // namespace
 
+/// The test suite's way to kill a rank in the middle of writing a
+/// checkpoint (RANKC_KILL_IN_CHECKPOINT=RANK:STEP): its files written, not
+/// its manifest.
+void killIfAsked(int64_t steps) {
+  const char *spec = std::getenv("RANKC_KILL_IN_CHECKPOINT");
+  if (spec && std::to_string(rank) + ":" + std::to_string(steps) == spec)
+    ::kill(::getpid(), SIGKILL);
+}
+
 void saveRank(const std::string &folder, int64_t steps) {
   std::string dir = rankFolder(folder);
   makeFolders(dir);
@@ -130,6 +141,7 @@ void saveRank(const std::string &folder, int64_t steps) {
       ", \"program\": \"" + programName + "\", \"rank\": " +
       std::to_string(rank) + ", \"step\": " + std::to_string(steps) +
       ",\n \"values\": [" + values + "\n]}\n";
+  killIfAsked(steps);
   writeText(dir + "/manifest.json", manifest);
   sync(dir);
 }
