@@ -218,6 +218,7 @@ std::string writeCheckpoint(const CheckpointPolicy &policy, int64_t steps) {
   std::string stage = policy.dir + "/.staging-step" + k;
   std::string done = policy.dir + "/step" + k;
   std::error_code ec;
+  double begin = now();
   if (rank == 0) {
     makeFolders(policy.dir);
     fs::remove_all(stage, ec); // a killed run's
@@ -251,11 +252,25 @@ std::string writeCheckpoint(const CheckpointPolicy &policy, int64_t steps) {
           complete.push_back({n, entry.path()});
       }
     }
+    // (Never the one just written: a run that started over writes steps
+    // below those an earlier run left.)
     std::sort(complete.begin(), complete.end());
-    for (size_t i = 0; i + policy.keep < complete.size(); ++i)
-      fs::remove_all(complete[i].second, ec);
+    size_t left = complete.size();
+    for (size_t i = 0; i < complete.size() && left > size_t(policy.keep); ++i)
+      if (complete[i].first != steps) {
+        fs::remove_all(complete[i].second, ec);
+        --left;
+      }
   }
   checkMpi(MPI_Barrier(comm), "MPI_Barrier");
+  if (rank == 0) {
+    uintmax_t bytes = 0;
+    for (const auto &entry : fs::directory_iterator(done + "/rank0", ec))
+      bytes += fs::file_size(entry.path(), ec);
+    printf("launch: checkpoint %s written in %.3f s (%.1f MB a rank)\n",
+           done.c_str(), now() - begin, double(bytes) / 1e6);
+    fflush(stdout);
+  }
   return done;
 }
 
