@@ -653,10 +653,74 @@ class Gen:
             rng.shuffle(nodes)  # nodes may appear in any order
             ranks = "all" if self.spmd else [p]
             programs.append({"ranks": ranks, "nodes": nodes, "outputs": outs})
+        dp = None
+        if self.spmd and rng.random() < 0.4:
+            g = self.pick(0, lambda v: v.dtype in ("f32", "f64") and v.mag < 1e3)
+            if g is not None:
+                dp = self.data_parallel(g, programs[0])
         doc = {"format": "rankc-dag",
                "version": 3 if self.v3 else 2 if self.v2 else rng.choice([1, 2, 3]),
                "world_size": self.ws, "programs": programs}
+        if dp is not None:
+            doc["data_parallel"] = dp
         return doc, self.ranges, {vid: v.eps for vid, v in self.vals.items()}
+
+    def data_parallel(self, g, program):
+        """Training on value g as the gradient of a new param of its shape
+        (read by nothing else, so that its updates cannot reach a value
+        whose exactness was promised): SGD (linear in the gradient: an
+        error stays as small as the gradient's), with a random schedule or
+        an lr input, clipping and accumulation (version 3)."""
+        rng = self.rng
+        self.count += 1
+        w = f"n{self.count}"
+        program["nodes"].append({"id": w, "op": "param", "shape": list(g.shape),
+                                 "dtype": g.dtype})
+        program["outputs"]["g"] = {"node": g.id, "grad_of": w}
+        opt = {"kind": "sgd", "lr": rng.choice([0.01, 0.1]),
+               "momentum": rng.choice([0, 0.9]), "weight_decay": rng.choice([0, 0.01])}
+        if opt["momentum"] and rng.random() < 0.3:
+            opt["nesterov"] = True
+        r = rng.random()
+        if r < 0.4:
+            phases = []
+            for _ in range(rng.randint(1, 3)):
+                kind = rng.choice(["constant", "linear", "cosine", "step", "exponential"])
+                ph = {"kind": kind, "steps": rng.randint(1, 3)}
+                if kind == "linear":
+                    ph.update(start_factor=rng.choice([0.1, 0.5]), end_factor=1.0)
+                elif kind == "cosine":
+                    ph["min_factor"] = rng.choice([0, 0.1])
+                elif kind == "step":
+                    ph.update(step_size=rng.randint(1, 2), gamma=0.5)
+                elif kind == "exponential":
+                    ph["gamma"] = 0.9
+                phases.append(ph)
+            if rng.random() < 0.5:
+                del phases[-1]["steps"]
+                if phases[-1]["kind"] in ("linear", "cosine"):
+                    phases[-1]["steps"] = 2
+            opt["lr_schedule"] = phases
+        elif r < 0.6:
+            self.count += 1
+            lr = f"n{self.count}"
+            program["nodes"].append({"id": lr, "op": "input", "shape": [],
+                                     "dtype": rng.choice(["f32", "f64"])})
+            opt["lr"] = {"input": lr}
+        if rng.random() < 0.5:
+            opt["clip_grad_norm"] = {"max_norm": rng.choice([0.1, 1.0, 100.0]),
+                                     "norm_type": rng.choice([2, "inf"])}
+            if rng.random() < 0.5:
+                opt["clip_grad_norm"]["output"] = "gnorm"
+        dp = {"bucket_cap_mb": rng.choice([1e-5, 25]), "first_bucket_cap_mb": 1e-5,
+              "optimizer": opt}
+        if rng.random() < 0.5:
+            dp["accumulate"] = rng.randint(2, 3)
+        self.v2 = True
+        if "accumulate" in dp or "lr_schedule" in opt or "clip_grad_norm" in opt or \
+                isinstance(opt["lr"], dict):
+            self.v3 = True
+        return dp
 
 
 def broadcast(a, b):
