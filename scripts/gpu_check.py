@@ -288,8 +288,9 @@ LAUNCH_ARGS = {}
 def version3(work):
     """dag-format.md v3 on the GPU: rem, unsigned dtypes and the step leaf
     (5 steps), mixed-precision accumulation, the heat equation on 2x2 and
-    2x2x2 process grids (grid peers with fill), and a fed one-rank step
-    (a new row every step, shuffled, replayed from CUDA graphs)."""
+    2x2x2 process grids (grid peers with fill), a fed one-rank step
+    (a new row every step, shuffled, replayed from CUDA graphs), and the
+    optimizer's schedules, clipping and accumulation."""
     out = []
     sys.path.insert(0, os.path.join(ROOT, "examples", "heat2d"))
     import make_heat
@@ -328,6 +329,19 @@ def version3(work):
         np.save(os.path.join(d, "acc.npy"), np.zeros((), np.float32))
     LAUNCH_ARGS[name] = ["--feed", "x", "--shuffle", "3"]
     out.append((name, path, 9, write, None))
+    # The v3 optimizer (issue 37): a schedule, clipping, an lr input, 2
+    # micro-steps per update on 2 ranks; and on one rank, where the
+    # micro-steps and the updates replay as two CUDA-graph recordings.
+    for f in ("adamw", "sgd", "below"):
+        out.append((f"v3-optimizer-{f}-12steps",
+                    os.path.join(inputs, f"optimizer-v3-{f}.json"), 12, None, None))
+    doc = json.load(open(os.path.join(inputs, "optimizer-v3-adamw.json")))
+    doc["world_size"] = 1
+    name = "v3-optimizer-accumulate-1rank-12steps-replay"
+    path = os.path.join(work, name + ".json")
+    with open(path, "w") as f:
+        json.dump(doc, f)
+    out.append((name, path, 12, None, None))
     return out
 
 

@@ -654,7 +654,7 @@ class Gen:
             ranks = "all" if self.spmd else [p]
             programs.append({"ranks": ranks, "nodes": nodes, "outputs": outs})
         dp = None
-        if self.spmd and rng.random() < 0.4:
+        if self.spmd and rng.random() < 0.7:
             g = self.pick(0, lambda v: v.dtype in ("f32", "f64") and v.mag < 1e3)
             if g is not None:
                 dp = self.data_parallel(g, programs[0])
