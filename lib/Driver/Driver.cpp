@@ -14,9 +14,7 @@
 #include "mlir/IR/Diagnostics.h"
 #include "mlir/Pass/PassManager.h"
 #include "llvm/ADT/StringSet.h"
-#include "llvm/Support/Format.h"
 #include "llvm/Support/MemoryBuffer.h"
-#include "llvm/Support/xxhash.h"
 
 using namespace mlir;
 
@@ -156,18 +154,6 @@ OwningOpRef<ModuleOp> compileToPartitioned(MLIRContext &ctx, StringRef input,
   OwningOpRef<ModuleOp> module = loadProgram(&ctx, input, sourceMgr, timing);
   if (!module)
     return {};
-  // The document's fingerprint (a hash of its text), which checkpoints
-  // carry: a run resumes only from a checkpoint of the same document.
-  // (A module printed by rankc keeps the fingerprint of its document.)
-  if (module->getOperation()->hasAttr("rankc.fingerprint")) {
-  } else if (auto text =
-                 llvm::MemoryBuffer::getFileOrSTDIN(input, /*IsText=*/true)) {
-    std::string hex;
-    llvm::raw_string_ostream os(hex);
-    os << llvm::format_hex_no_prefix(llvm::xxh3_64bits((*text)->getBuffer()), 16);
-    module->getOperation()->setAttr("rankc.fingerprint",
-                                    StringAttr::get(&ctx, hex));
-  }
   applyBucketFlags(*module, options);
   PassManager pm(&ctx);
   pm.enableTiming(timing);

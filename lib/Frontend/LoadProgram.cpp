@@ -7,7 +7,9 @@
 #include "mlir/IR/Diagnostics.h"
 #include "mlir/Parser/Parser.h"
 #include "llvm/ADT/StringExtras.h"
+#include "llvm/Support/Format.h"
 #include "llvm/Support/MemoryBuffer.h"
+#include "llvm/Support/xxhash.h"
 #include "llvm/Support/SourceMgr.h"
 
 using namespace mlir;
@@ -119,11 +121,28 @@ LogicalResult rankc::refuseParserHazards(MLIRContext *ctx, StringRef text,
   return success();
 }
 
+/// The document's fingerprint (a hash of its text), which checkpoints carry:
+/// a run resumes only from a checkpoint of the same document. A module
+/// rankc printed keeps the fingerprint of the document it came from.
+static void setFingerprint(ModuleOp module, StringRef text) {
+  if (module->hasAttr("rankc.fingerprint"))
+    return;
+  std::string hex;
+  llvm::raw_string_ostream os(hex);
+  os << llvm::format_hex_no_prefix(llvm::xxh3_64bits(text), 16);
+  module->setAttr("rankc.fingerprint", StringAttr::get(module.getContext(), hex));
+}
+
 OwningOpRef<ModuleOp> rankc::loadProgram(MLIRContext *ctx, StringRef path,
                                          llvm::SourceMgr &sourceMgr,
                                          TimingScope &timing) {
-  if (!path.ends_with(".mlir"))
-    return dag::translateDagToMLIR(ctx, path, timing);
+  if (!path.ends_with(".mlir")) {
+    OwningOpRef<ModuleOp> module = dag::translateDagToMLIR(ctx, path, timing);
+    if (module)
+      if (auto text = llvm::MemoryBuffer::getFileOrSTDIN(path, /*IsText=*/true))
+        setFingerprint(*module, (*text)->getBuffer());
+    return module;
+  }
 
   auto buffer = llvm::MemoryBuffer::getFileOrSTDIN(path, /*IsText=*/true);
   if (std::error_code ec = buffer.getError()) {
@@ -133,6 +152,7 @@ OwningOpRef<ModuleOp> rankc::loadProgram(MLIRContext *ctx, StringRef path,
   }
   if (failed(refuseParserHazards(ctx, (*buffer)->getBuffer(), path)))
     return {};
+  StringRef text = (*buffer)->getBuffer();
   sourceMgr.AddNewSourceBuffer(std::move(*buffer), llvm::SMLoc());
   TimingScope parseTimer = timing.nest("parse MLIR");
   OwningOpRef<ModuleOp> module = parseSourceFile<ModuleOp>(sourceMgr, ctx);
@@ -146,5 +166,6 @@ OwningOpRef<ModuleOp> rankc::loadProgram(MLIRContext *ctx, StringRef path,
   }
   if (failed(checkValueSizes(*module)))
     return {};
+  setFingerprint(*module, text);
   return module;
 }
