@@ -99,7 +99,25 @@ std::string field(const std::string &line, const std::string &key) {
   return line.substr(at, end - at);
 }
 
-std::vector<int64_t> shapeOf(const TensorInfo &t) { return t.shape; }
+/// The complete checkpoints in `dir` (step<N> folders with a manifest), by
+/// step.
+std::vector<std::pair<int64_t, fs::path>> completeCheckpoints(
+    const std::string &dir) {
+  std::error_code ec;
+  std::vector<std::pair<int64_t, fs::path>> complete;
+  for (const auto &entry : fs::directory_iterator(dir, ec)) {
+    std::string name = entry.path().filename().string();
+    if (name.rfind("step", 0) != 0 ||
+        !fs::exists(entry.path() / "manifest.json"))
+      continue;
+    char *end = nullptr;
+    int64_t n = std::strtoll(name.c_str() + 4, &end, 10);
+    if (end && !*end)
+      complete.push_back({n, entry.path()});
+  }
+  std::sort(complete.begin(), complete.end());
+  return complete;
+}
 } // namespace
 
 /// The test suite's way to kill a rank in the middle of writing a
@@ -120,7 +138,7 @@ void saveRank(const std::string &folder, int64_t steps) {
     std::vector<char> host(t.bytes() + 1);
     copyToHost(host.data(), carriedBuffer(i), t.bytes());
     std::string file = t.id + ".npy", path = dir + "/" + file, error;
-    if (!npy::write(path, t.dtype, shapeOf(t), host.data(), error))
+    if (!npy::write(path, t.dtype, t.shape, host.data(), error))
       raise("checkpoint '%s': %s", folder.c_str(), error.c_str());
     sync(path);
     std::string bytes;
@@ -206,7 +224,7 @@ void loadRank(const std::string &folder) {
             f, rel.c_str(), c, e->crc);
     std::vector<char> host(t.bytes() + 1);
     std::string error;
-    if (!npy::read(dir + "/" + e->file, t.dtype, shapeOf(t), host.data(), error))
+    if (!npy::read(dir + "/" + e->file, t.dtype, t.shape, host.data(), error))
       raise("checkpoint '%s': file '%s': %s", f, rel.c_str(), error.c_str());
     restoreInput(i, host.data());
   }
@@ -237,24 +255,13 @@ std::string writeCheckpoint(const CheckpointPolicy &policy, int64_t steps) {
       fail("cannot move checkpoint '%s' into place: %s", stage.c_str(),
            strerror(errno));
     sync(policy.dir);
-    // The oldest complete checkpoints beyond `keep`, and staging left by
-    // killed runs, go.
-    std::vector<std::pair<int64_t, fs::path>> complete;
-    for (const auto &entry : fs::directory_iterator(policy.dir, ec)) {
-      std::string name = entry.path().filename().string();
-      if (name.rfind(".staging-step", 0) == 0) {
+    // Staging left by killed runs, and the oldest complete checkpoints
+    // beyond `keep` (never the one just written: a run that started over
+    // writes steps below those an earlier run left) go.
+    for (const auto &entry : fs::directory_iterator(policy.dir, ec))
+      if (entry.path().filename().string().rfind(".staging-step", 0) == 0)
         fs::remove_all(entry.path(), ec);
-      } else if (name.rfind("step", 0) == 0 &&
-                 fs::exists(entry.path() / "manifest.json")) {
-        char *end = nullptr;
-        int64_t n = std::strtoll(name.c_str() + 4, &end, 10);
-        if (end && !*end)
-          complete.push_back({n, entry.path()});
-      }
-    }
-    // (Never the one just written: a run that started over writes steps
-    // below those an earlier run left.)
-    std::sort(complete.begin(), complete.end());
+    auto complete = completeCheckpoints(policy.dir);
     size_t left = complete.size();
     for (size_t i = 0; i < complete.size() && left > size_t(policy.keep); ++i)
       if (complete[i].first != steps) {
@@ -275,22 +282,8 @@ std::string writeCheckpoint(const CheckpointPolicy &policy, int64_t steps) {
 }
 
 std::string latestCheckpoint(const std::string &dir) {
-  std::error_code ec;
-  int64_t best = -1;
-  std::string path;
-  for (const auto &entry : fs::directory_iterator(dir, ec)) {
-    std::string name = entry.path().filename().string();
-    if (name.rfind("step", 0) != 0 ||
-        !fs::exists(entry.path() / "manifest.json"))
-      continue;
-    char *end = nullptr;
-    int64_t n = std::strtoll(name.c_str() + 4, &end, 10);
-    if (end && !*end && n > best) {
-      best = n;
-      path = entry.path().string();
-    }
-  }
-  return path;
+  auto complete = completeCheckpoints(dir);
+  return complete.empty() ? "" : complete.back().second.string();
 }
 
 } // namespace rankc::rt
