@@ -23,37 +23,50 @@ constexpr size_t kKept = 8;
 constexpr int kMaxRecordings = 16;
 
 std::vector<Recording> kept;
-bool decided = false, off = false;
+bool decided = false, off = false; // the backend's answer, or recording stopped
 std::string whyNot;
 int recordings = 0;
 int64_t replays = 0, steps = 0;
-// How often each entry ran (update step, micro-step).
-std::vector<std::pair<void (*)(), int64_t>> runs;
 
-int64_t runOf(void (*entry)()) {
-  for (auto &[e, n] : runs)
-    if (e == entry)
-      return n++;
-  runs.push_back({entry, 1});
-  return 0;
+// Each entry (update step, micro-step) on its own: how often it ran, and
+// whether its messages let it be recorded. With gradient accumulation a
+// micro-step has no communication at all while its update step reduces
+// across ranks: the first may be replayed, the second not.
+struct EntryRuns {
+  void (*entry)();
+  int64_t runs = 0;
+  bool communicates = false;
+  std::string why;
+};
+std::vector<EntryRuns> entries;
+
+/// The entry's record; its messages (`events`, swapped in while it runs)
+/// are read the first time it comes.
+EntryRuns &entryRuns(void (*entry)()) {
+  for (EntryRuns &e : entries)
+    if (e.entry == entry)
+      return e;
+  EntryRuns e{entry};
+  for (const EventInfo &event : events) {
+    if (event.kind == "send" || event.kind == "recv") {
+      e.communicates = true;
+      e.why = "the step sends or receives (MPI calls run on the host)";
+      break;
+    }
+    if (worldSize > 1 || deviceCollectivesRun()) {
+      e.communicates = true;
+      e.why = "the step's allreduces run across ranks";
+    }
+  }
+  entries.push_back(e);
+  return entries.back();
 }
 
-/// Whether the program's steps may be recorded at all (once per run).
-bool replayable() {
-  if (decided)
-    return !off;
-  decided = true;
-  off = !stepsReplayable(whyNot);
-  for (const EventInfo &e : events) {
-    if (off)
-      break;
-    if (e.kind == "send" || e.kind == "recv") {
-      off = true;
-      whyNot = "the step sends or receives (MPI calls run on the host)";
-    } else if (worldSize > 1 || deviceCollectivesRun()) {
-      off = true;
-      whyNot = "the step's allreduces run across ranks";
-    }
+/// Whether the backend can record steps at all (asked once per run).
+bool backendReplays() {
+  if (!decided) {
+    decided = true;
+    off = !stepsReplayable(whyNot);
   }
   return !off;
 }
@@ -70,7 +83,8 @@ bool runStep(int64_t step, const std::vector<void *> &inputs,
   (void)step;
   // The first two runs of an entry (one per arena) run as they are: they
   // tune the GEMMs and size the arenas, which a recording must not do.
-  if (!replayable() || runOf(entry) < 2) {
+  EntryRuns &e = entryRuns(entry);
+  if (!backendReplays() || e.communicates || e.runs++ < 2) {
     entry();
     return false;
   }
@@ -118,13 +132,19 @@ bool runStep(int64_t step, const std::vector<void *> &inputs,
 }
 
 std::string describeReplay() {
-  if (replays == 0 && !whyNot.empty())
-    return "none: " + whyNot;
+  std::string why = whyNot;
+  for (const EntryRuns &e : entries)
+    if (why.empty() && e.communicates)
+      why = e.why;
+  if (replays == 0 && !why.empty())
+    return "none: " + why;
   std::string s = "cuda graphs: " + std::to_string(replays) + " of " +
                   std::to_string(steps) + " steps replayed, " +
                   std::to_string(recordings) + " recorded";
   if (off && !whyNot.empty())
     s += "; then stopped: " + whyNot;
+  else if (!why.empty()) // micro-steps replayed, not the update steps
+    s += "; not the update steps: " + why;
   return s;
 }
 
@@ -136,7 +156,7 @@ void finishStepReplay() {
   whyNot.clear();
   recordings = 0;
   replays = steps = 0;
-  runs.clear();
+  entries.clear();
 }
 
 } // namespace rankc::rt

@@ -13,7 +13,9 @@
 // Not recorded: steps that send or receive (MPI acts on the host, at the
 // time of the call), allreduces of more than one rank or through NCCL
 // (not yet), and a recording that grew the arena (its addresses last one
-// step).
+// step). Each entry is judged by its own messages: gradient accumulation's
+// micro-steps, which communicate nothing, are replayed on any number of
+// ranks while their update steps run as they are.
 //
 //===----------------------------------------------------------------------===//
 
