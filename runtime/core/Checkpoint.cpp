@@ -3,6 +3,7 @@
 #include "core/Checkpoint.h"
 #include "core/Buffers.h"
 #include "core/Core.h"
+#include "core/Session.h"
 #include "tooling/Npy.h"
 
 #include <mpi.h>
@@ -80,7 +81,7 @@ void writeText(const std::string &path, const std::string &text) {
 }
 
 std::string rankFolder(const std::string &folder) {
-  return folder + "/rank" + std::to_string(rank);
+  return folder + "/rank" + std::to_string(session().rank);
 }
 
 /// The value of `"key": ` on a line of our manifests (a string's quotes
@@ -125,7 +126,7 @@ std::vector<std::pair<int64_t, fs::path>> completeCheckpoints(
 /// its manifest.
 void killIfAsked(int64_t steps) {
   const char *spec = std::getenv("RANKC_KILL_IN_CHECKPOINT");
-  if (spec && std::to_string(rank) + ":" + std::to_string(steps) == spec)
+  if (spec && std::to_string(session().rank) + ":" + std::to_string(steps) == spec)
     ::kill(::getpid(), SIGKILL);
 }
 
@@ -133,10 +134,10 @@ void saveRank(const std::string &folder, int64_t steps) {
   std::string dir = rankFolder(folder);
   makeFolders(dir);
   std::string values;
-  for (size_t i : carriedInputs()) {
-    const TensorInfo &t = inputs[i];
+  for (size_t i : session().carried()) {
+    const TensorInfo &t = session().program.inputs[i];
     std::vector<char> host(t.bytes() + 1);
-    copyToHost(host.data(), carriedBuffer(i), t.bytes());
+    copyToHost(host.data(), session().carriedValue(i), t.bytes());
     std::string file = t.id + ".npy", path = dir + "/" + file, error;
     if (!npy::write(path, t.dtype, t.shape, host.data(), error))
       raise("checkpoint '%s': %s", folder.c_str(), error.c_str());
@@ -154,10 +155,10 @@ void saveRank(const std::string &folder, int64_t steps) {
     values += line;
   }
   std::string manifest =
-      "{\"format\": \"rankc-checkpoint\", \"fingerprint\": \"" + fingerprint +
-      "\", \"world_size\": " + std::to_string(worldSize) +
-      ", \"program\": \"" + programName + "\", \"rank\": " +
-      std::to_string(rank) + ", \"step\": " + std::to_string(steps) +
+      "{\"format\": \"rankc-checkpoint\", \"fingerprint\": \"" + session().program.fingerprint +
+      "\", \"world_size\": " + std::to_string(session().worldSize) +
+      ", \"program\": \"" + session().program.program + "\", \"rank\": " +
+      std::to_string(session().rank) + ", \"step\": " + std::to_string(steps) +
       ",\n \"values\": [" + values + "\n]}\n";
   killIfAsked(steps);
   writeText(dir + "/manifest.json", manifest);
@@ -166,7 +167,7 @@ void saveRank(const std::string &folder, int64_t steps) {
 
 void loadRank(const std::string &folder) {
   std::string dir = rankFolder(folder), text;
-  std::string where = "rank" + std::to_string(rank) + "/manifest.json";
+  std::string where = "rank" + std::to_string(session().rank) + "/manifest.json";
   const char *f = folder.c_str();
   if (!readFile(dir + "/manifest.json", text))
     raise("checkpoint '%s' is incomplete or not a checkpoint: it has no %s",
@@ -177,17 +178,17 @@ void loadRank(const std::string &folder) {
   if (field(head, "format") != "rankc-checkpoint")
     raise("checkpoint '%s': %s is not a rankc checkpoint's manifest", f,
           where.c_str());
-  if (field(head, "fingerprint") != fingerprint)
+  if (field(head, "fingerprint") != session().program.fingerprint)
     raise("checkpoint '%s' is of another DAG (fingerprint %s; this program "
           "was compiled from %s)",
-          f, field(head, "fingerprint").c_str(), fingerprint.c_str());
-  if (field(head, "world_size") != std::to_string(worldSize))
+          f, field(head, "fingerprint").c_str(), session().program.fingerprint.c_str());
+  if (field(head, "world_size") != std::to_string(session().worldSize))
     raise("checkpoint '%s' was written by %s ranks; this run has %d", f,
-          field(head, "world_size").c_str(), worldSize);
-  if (field(head, "program") != programName)
+          field(head, "world_size").c_str(), session().worldSize);
+  if (field(head, "program") != session().program.program)
     raise("checkpoint '%s' holds program '%s' for rank %d; this rank runs "
           "'%s'",
-          f, field(head, "program").c_str(), rank, programName.c_str());
+          f, field(head, "program").c_str(), session().rank, session().program.program.c_str());
   int64_t steps = std::strtoll(field(head, "step").c_str(), nullptr, 10);
   struct Entry {
     std::string file;
@@ -201,8 +202,8 @@ void loadRank(const std::string &folder) {
           {field(line, "name"),
            {field(line, "file"), size_t(std::strtoull(field(line, "bytes").c_str(), nullptr, 10)),
             uint32_t(std::strtoul(field(line, "crc32").c_str(), nullptr, 10))}});
-  for (size_t i : carriedInputs()) {
-    const TensorInfo &t = inputs[i];
+  for (size_t i : session().carried()) {
+    const TensorInfo &t = session().program.inputs[i];
     const Entry *e = nullptr;
     for (const auto &[name, entry] : entries)
       if (name == t.id)
@@ -211,7 +212,7 @@ void loadRank(const std::string &folder) {
       raise("checkpoint '%s': %s has no value '%s', which the program "
             "carries",
             f, where.c_str(), t.id.c_str());
-    std::string rel = "rank" + std::to_string(rank) + "/" + e->file, bytes;
+    std::string rel = "rank" + std::to_string(session().rank) + "/" + e->file, bytes;
     if (!readFile(dir + "/" + e->file, bytes))
       raise("checkpoint '%s': file '%s' is missing", f, rel.c_str());
     if (bytes.size() != e->bytes)
@@ -226,9 +227,9 @@ void loadRank(const std::string &folder) {
     std::string error;
     if (!npy::read(dir + "/" + e->file, t.dtype, t.shape, host.data(), error))
       raise("checkpoint '%s': file '%s': %s", f, rel.c_str(), error.c_str());
-    restoreInput(i, host.data());
+    session().restore(i, host.data());
   }
-  setStepsDone(steps);
+  session().setStepsDone(steps);
 }
 
 std::string writeCheckpoint(const CheckpointPolicy &policy, int64_t steps) {
@@ -237,18 +238,18 @@ std::string writeCheckpoint(const CheckpointPolicy &policy, int64_t steps) {
   std::string done = policy.dir + "/step" + k;
   std::error_code ec;
   double begin = now();
-  if (rank == 0) {
+  if (session().rank == 0) {
     makeFolders(policy.dir);
     fs::remove_all(stage, ec); // a killed run's
   }
-  checkMpi(MPI_Barrier(comm), "MPI_Barrier");
+  checkMpi(MPI_Barrier(session().comm), "MPI_Barrier");
   saveRank(stage, steps);
-  checkMpi(MPI_Barrier(comm), "MPI_Barrier"); // every rank's files synced
-  if (rank == 0) {
+  checkMpi(MPI_Barrier(session().comm), "MPI_Barrier"); // every rank's files synced
+  if (session().rank == 0) {
     writeText(stage + "/manifest.json",
               "{\"format\": \"rankc-checkpoint\", \"fingerprint\": \"" +
-                  fingerprint + "\", \"world_size\": " +
-                  std::to_string(worldSize) + ", \"step\": " + k + "}\n");
+                  session().program.fingerprint + "\", \"world_size\": " +
+                  std::to_string(session().worldSize) + ", \"step\": " + k + "}\n");
     sync(stage);
     fs::remove_all(done, ec); // (a resumed run saving the same step again)
     if (std::rename(stage.c_str(), done.c_str()) != 0)
@@ -269,8 +270,8 @@ std::string writeCheckpoint(const CheckpointPolicy &policy, int64_t steps) {
         --left;
       }
   }
-  checkMpi(MPI_Barrier(comm), "MPI_Barrier");
-  if (rank == 0) {
+  checkMpi(MPI_Barrier(session().comm), "MPI_Barrier");
+  if (session().rank == 0) {
     uintmax_t bytes = 0;
     for (const auto &entry : fs::directory_iterator(done + "/rank0", ec))
       bytes += fs::file_size(entry.path(), ec);

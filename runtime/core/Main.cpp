@@ -1,4 +1,4 @@
-//===- Main.cpp - the executables' main(): a thin client of the core ------===//
+//===- Main.cpp - the executables' main(): a thin client of the session ---===//
 //
 // Parses the command line that OUT/launch passes, supplies the inputs (from
 // .npy files, or reproducible pseudo-random values), runs the steps and
@@ -13,8 +13,8 @@
 #include "core/Core.h"
 #include "core/Feeds.h"
 #include "core/RunMonitor.h"
+#include "core/Session.h"
 #include "tooling/Npy.h"
-#include "rankc_core.h"
 #include "rankc_runtime.h"
 
 #include <mpi.h>
@@ -41,7 +41,7 @@ void fillRandom(const std::string &id, int dtype, int64_t n, void *data) {
   uint64_t state = 1469598103934665603ull;
   for (char c : id)
     state = (state ^ uint8_t(c)) * 1099511628211ull;
-  state ^= uint64_t(rankc_core_rank());
+  state ^= uint64_t(session().rank);
   for (int64_t i = 0; i < n; ++i) {
     uint64_t r = splitmix64(state);
     double u = double(r >> 11) / double(1ull << 53) * 2.0 - 1.0; // [-1, 1)
@@ -51,9 +51,6 @@ void fillRandom(const std::string &id, int dtype, int64_t n, void *data) {
   }
 }
 
-std::vector<int64_t> shapeOf(const int64_t *dims, int rank) {
-  return std::vector<int64_t>(dims, dims + rank);
-}
 int64_t elements(const std::vector<int64_t> &shape) {
   int64_t n = 1;
   for (int64_t d : shape)
@@ -190,16 +187,17 @@ int run(int argc, char **argv) {
       return 2;
     }
   }
-  rankc_core_init(&argc, &argv, timeout);
+  Session &session = rankc::rt::session();
+  session.start(&argc, &argv, timeout);
   // A run ends with an update: its outputs are the updated parameters.
-  if (int64_t k = rankc_core_accumulate(); steps % k != 0)
+  if (int64_t k = session.program.accumulate; steps % k != 0)
     fail("--steps %lld is not a multiple of the program's 'accumulate' %lld "
          "(the parameters are updated every %lld steps)",
          (long long)steps, (long long)k, (long long)k);
-  tracing = !traceFile.empty();
+  session.tracing = !traceFile.empty();
   if (!kernelStatsDir.empty())
     enableKernelTiming();
-  int rank = rankc_core_rank();
+  int rank = session.rank;
   // launch maps the pid mpiexec names when a rank dies by a signal to the
   // rank (lib/Target/Executable.cpp, launchScript).
   if (const char *pids = std::getenv("RANKC_PID_DIR"); pids && *pids) {
@@ -226,13 +224,13 @@ int run(int argc, char **argv) {
   feeds.open(fed, inputsDir, rank, shuffle);
 
   // Inputs: read once, before the first step (a fed one every step).
-  for (int i = 0; i < rankc_core_num_inputs(); ++i) {
-    std::string id = rankc_core_input_name(i);
+  for (int index : session.visibleInputs()) {
+    const TensorInfo &t = session.program.inputs[index];
+    const std::string &id = t.id;
     if (std::find(fed.begin(), fed.end(), id) != fed.end())
       continue;
-    int dtype = rankc_core_input_dtype(i);
-    std::vector<int64_t> shape =
-        shapeOf(rankc_core_input_shape(i), rankc_core_input_rank(i));
+    int dtype = t.dtype;
+    const std::vector<int64_t> &shape = t.shape;
     std::vector<char> host(elements(shape) * npy::elementBytes(dtype) + 1);
     if (inputsDir.empty()) {
       fillRandom(id, dtype, elements(shape), host.data());
@@ -243,7 +241,7 @@ int run(int argc, char **argv) {
       if (!npy::read(path, dtype, shape, host.data(), error))
         fail("input '%s': %s", id.c_str(), error.c_str());
     }
-    rankc_core_set_input(i, host.data());
+    session.setInput(index, host.data());
   }
 
   // A resumed run continues the step numbering (the feeds' rows, the
@@ -256,7 +254,7 @@ int run(int argc, char **argv) {
            checkpoints.dir.c_str());
     loadRank(from);
   }
-  int64_t start = rankc_core_steps_done();
+  int64_t start = session.stepsDone();
   if (start >= steps)
     fail("the checkpoint is at step %lld: --steps %lld leaves nothing to run "
          "(--steps counts from step 0)",
@@ -269,18 +267,18 @@ int run(int argc, char **argv) {
   monitor.totalSteps = steps;
   RunMonitor monitoring;
   monitoring.open(monitor);
-  checkMpi(MPI_Barrier(comm), "MPI_Barrier");
+  checkMpi(MPI_Barrier(session.comm), "MPI_Barrier");
   for (int64_t s = start; s < steps; ++s) {
     double begin = now(); // (a step's time includes taking its fed rows)
     feeds.beginStep(s);
-    rankc_core_step();
+    session.step();
     monitoring.afterStep(s + 1, now() - begin);
     if (checkpoints.dir.empty())
       continue;
     // Every rank stops at the same step: a signal that reached one is
     // everyone's.
     int signal = stopSignal, any = 0;
-    checkMpi(MPI_Allreduce(&signal, &any, 1, MPI_INT, MPI_MAX, comm),
+    checkMpi(MPI_Allreduce(&signal, &any, 1, MPI_INT, MPI_MAX, session.comm),
              "MPI_Allreduce");
     bool last = s + 1 == steps;
     if (any || (checkpoints.every && (s + 1) % checkpoints.every == 0 && !last))
@@ -293,7 +291,7 @@ int run(int argc, char **argv) {
                checkpoints.dir.c_str(), (long long)(s + 1));
         fflush(stdout);
       }
-      rankc_core_finalize();
+      session.finish();
       return 3;
     }
   }
@@ -305,17 +303,17 @@ int run(int argc, char **argv) {
   if (!outputsDir.empty()) {
     std::string dir = outputsDir + "/rank" + std::to_string(rank);
     makeFolders(dir);
-    for (int i = 0; i < rankc_core_num_outputs(); ++i) {
-      int dtype = rankc_core_output_dtype(i);
-      std::vector<int64_t> shape =
-          shapeOf(rankc_core_output_shape(i), rankc_core_output_rank(i));
+    for (int index : session.visibleOutputs()) {
+      const TensorInfo &t = session.program.outputs[index];
+      int dtype = t.dtype;
+      const std::vector<int64_t> &shape = t.shape;
       std::vector<char> host(elements(shape) * npy::elementBytes(dtype) + 1);
-      rankc_core_get_output(i, host.data());
-      for (int j = 0; const char *name = rankc_core_output_name(i, j); ++j) {
+      session.getOutput(index, host.data());
+      for (const std::string &name : t.names) {
         std::string error;
         if (!npy::write(dir + "/" + name + ".npy", dtype, shape, host.data(),
                         error))
-          fail("output '%s': %s", name, error.c_str());
+          fail("output '%s': %s", name.c_str(), error.c_str());
       }
     }
   }
@@ -328,7 +326,7 @@ int run(int argc, char **argv) {
     writeKernelStats(kernelStatsDir + "/rank" + std::to_string(rank) +
                      ".json");
   }
-  rankc_core_finalize();
+  session.finish();
   return 0;
 }
 

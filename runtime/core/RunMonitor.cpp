@@ -3,6 +3,7 @@
 #include "core/RunMonitor.h"
 #include "core/Buffers.h"
 #include "core/Core.h"
+#include "core/Session.h"
 #include "tooling/Npy.h"
 #include "rankc_core.h"
 #include "rankc_runtime.h"
@@ -62,7 +63,7 @@ void RunMonitor::open(const MonitorOptions &o) {
   options = o;
   if (options.logEvery || !options.metricsFile.empty())
     agreeOnScalars();
-  if (!options.metricsFile.empty() && rank == 0) {
+  if (!options.metricsFile.empty() && session().rank == 0) {
     metrics = std::fopen(options.metricsFile.c_str(), "w");
     if (!metrics)
       fail("--metrics: cannot write '%s': %s", options.metricsFile.c_str(),
@@ -89,11 +90,11 @@ void RunMonitor::agreeOnScalars() {
     }
   }
   int length = int(mine.size());
-  std::vector<int> lengths(rank == 0 ? worldSize : 0), offsets;
-  checkMpi(MPI_Gather(&length, 1, MPI_INT, lengths.data(), 1, MPI_INT, 0, comm),
+  std::vector<int> lengths(session().rank == 0 ? session().worldSize : 0), offsets;
+  checkMpi(MPI_Gather(&length, 1, MPI_INT, lengths.data(), 1, MPI_INT, 0, session().comm),
            "MPI_Gather");
   std::string all;
-  if (rank == 0) {
+  if (session().rank == 0) {
     int total = 0;
     for (int l : lengths) {
       offsets.push_back(total);
@@ -102,13 +103,13 @@ void RunMonitor::agreeOnScalars() {
     all.resize(total);
   }
   checkMpi(MPI_Gatherv(mine.data(), length, MPI_CHAR, all.data(), lengths.data(),
-                       offsets.data(), MPI_CHAR, 0, comm),
+                       offsets.data(), MPI_CHAR, 0, session().comm),
            "MPI_Gatherv");
   std::string common; // the names every rank has, "\n"-separated
-  if (rank == 0) {
+  if (session().rank == 0) {
     for (auto &[name, output] : named) {
       bool everywhere = true;
-      for (int r = 1; r < worldSize && everywhere; ++r)
+      for (int r = 1; r < session().worldSize && everywhere; ++r)
         everywhere = ("\n" + all.substr(offsets[r], lengths[r]))
                          .find("\n" + name + "\n") != std::string::npos;
       scalars.push_back({name, output, everywhere});
@@ -117,9 +118,9 @@ void RunMonitor::agreeOnScalars() {
     }
   }
   int commonLength = int(common.size());
-  checkMpi(MPI_Bcast(&commonLength, 1, MPI_INT, 0, comm), "MPI_Bcast");
+  checkMpi(MPI_Bcast(&commonLength, 1, MPI_INT, 0, session().comm), "MPI_Bcast");
   common.resize(commonLength);
-  checkMpi(MPI_Bcast(common.data(), commonLength, MPI_CHAR, 0, comm),
+  checkMpi(MPI_Bcast(common.data(), commonLength, MPI_CHAR, 0, session().comm),
            "MPI_Bcast");
   for (size_t at = 0; at < common.size();) {
     size_t end = common.find('\n', at);
@@ -157,14 +158,14 @@ void RunMonitor::report(int64_t done, double stepSeconds, bool log) {
     local.push_back(scalarOutput(output));
   if (!local.empty())
     checkMpi(MPI_Reduce(local.data(), sum.data(), int(local.size()),
-                        MPI_DOUBLE, MPI_SUM, 0, comm),
+                        MPI_DOUBLE, MPI_SUM, 0, session().comm),
              "MPI_Reduce");
-  if (rank != 0)
+  if (session().rank != 0)
     return;
   std::vector<double> values;
   size_t next = 0;
   for (const Scalar &s : scalars)
-    values.push_back(s.everyRank ? sum[next++] / worldSize
+    values.push_back(s.everyRank ? sum[next++] / session().worldSize
                                  : scalarOutput(s.output));
   if (log) {
     double left = stepSeconds * double(options.totalSteps - done);
@@ -223,7 +224,7 @@ void RunMonitor::checkFinite(int64_t done) {
 
 void RunMonitor::snapshot(int64_t done) {
   std::string dir = options.snapshotDir + "/step" + std::to_string(done) +
-                    "/rank" + std::to_string(rank);
+                    "/rank" + std::to_string(session().rank);
   std::vector<Snapshot> taken;
   for (int i = 0; i < rankc_core_num_outputs(); ++i) {
     Snapshot s;

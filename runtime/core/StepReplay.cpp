@@ -4,6 +4,7 @@
 #include "core/Arena.h"
 #include "core/Buffers.h"
 #include "core/Core.h"
+#include "core/Session.h"
 
 namespace rankc::rt {
 
@@ -47,13 +48,13 @@ EntryRuns &entryRuns(void (*entry)()) {
     if (e.entry == entry)
       return e;
   EntryRuns e{entry};
-  for (const EventInfo &event : events) {
+  for (const EventInfo &event : session().events()) {
     if (event.kind == "send" || event.kind == "recv") {
       e.communicates = true;
       e.why = "the step sends or receives (MPI calls run on the host)";
       break;
     }
-    if (worldSize > 1 || deviceCollectivesRun()) {
+    if (session().worldSize > 1 || deviceCollectivesRun()) {
       e.communicates = true;
       e.why = "the step's allreduces run across ranks";
     }

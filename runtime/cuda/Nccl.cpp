@@ -22,6 +22,7 @@
 
 #include "core/Buffers.h"
 #include "core/Core.h"
+#include "core/Session.h"
 #include "cuda/CudaDriver.h"
 #include "rankc_runtime.h"
 
@@ -92,11 +93,11 @@ void check(Nccl &n, ncclResult_t r, const char *call) {
 bool ownGpus() {
   CUuuid mine;
   RANKC_CU(cuDeviceGetUuid(&mine, cuda::driver().device));
-  std::vector<CUuuid> all(worldSize);
+  std::vector<CUuuid> all(session().worldSize);
   checkMpi(MPI_Allgather(&mine, sizeof mine, MPI_BYTE, all.data(), sizeof mine,
-                         MPI_BYTE, comm),
+                         MPI_BYTE, session().comm),
            "MPI_Allgather (GPU ids)");
-  for (int i = 0; i < worldSize; ++i)
+  for (int i = 0; i < session().worldSize; ++i)
     for (int j = 0; j < i; ++j)
       if (std::memcmp(&all[i], &all[j], sizeof mine) == 0)
         return false;
@@ -140,7 +141,7 @@ void initDeviceCollectives() {
     why = "RANKC_NCCL=0";
     return;
   }
-  if (worldSize == 1 && !required) {
+  if (session().worldSize == 1 && !required) {
     why = "a world of one";
     return;
   }
@@ -152,7 +153,7 @@ void initDeviceCollectives() {
   Nccl *n = open(why);
   // All ranks must agree before NCCL's collective init (or it would hang).
   int ok = n != nullptr, all = 0;
-  checkMpi(MPI_Allreduce(&ok, &all, 1, MPI_INT, MPI_MIN, comm),
+  checkMpi(MPI_Allreduce(&ok, &all, 1, MPI_INT, MPI_MIN, session().comm),
            "MPI_Allreduce (NCCL found)");
   if (!all) {
     if (n)
@@ -163,12 +164,12 @@ void initDeviceCollectives() {
   }
   check(*n, n->ncclGetVersion(&n->version), "ncclGetVersion");
   ncclUniqueId id;
-  if (rank == 0)
+  if (session().rank == 0)
     check(*n, n->ncclGetUniqueId(&id), "ncclGetUniqueId");
-  checkMpi(MPI_Bcast(&id, sizeof id, MPI_BYTE, 0, comm),
+  checkMpi(MPI_Bcast(&id, sizeof id, MPI_BYTE, 0, session().comm),
            "MPI_Bcast (NCCL id)");
   cuda::driver(); // NCCL uses the context current on this thread
-  check(*n, n->ncclCommInitRank(&n->comm, worldSize, id, rank),
+  check(*n, n->ncclCommInitRank(&n->comm, session().worldSize, id, session().rank),
         "ncclCommInitRank");
   RANKC_CU(cuStreamCreate(&n->stream, CU_STREAM_NON_BLOCKING));
   nccl = n;
@@ -221,7 +222,7 @@ std::string describeCollectives() {
            std::to_string(v / 100 % 100) + "." + std::to_string(v % 100) +
            " on a communication stream (f16, bf16 and integer means: mpi)";
   }
-  if (worldSize == 1)
+  if (session().worldSize == 1)
     return "none: a world of one";
   return "mpi (" + why + ")";
 }

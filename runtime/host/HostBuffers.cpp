@@ -3,6 +3,7 @@
 #include "core/Arena.h"
 #include "core/Buffers.h"
 #include "core/Core.h"
+#include "core/Session.h"
 
 #include <cstdint>
 #include <cstdio>
@@ -33,7 +34,7 @@ void *startDeviceAllreduce(const void *, void *, int64_t, int, int) {
 }
 void waitDeviceAllreduce(void *) {}
 std::string describeCollectives() {
-  return worldSize == 1 ? "none: a world of one" : "mpi";
+  return session().worldSize == 1 ? "none: a world of one" : "mpi";
 }
 bool deviceCollectivesRun() { return false; }
 // Generated host code is its own fastest replay.

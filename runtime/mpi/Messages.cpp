@@ -11,6 +11,7 @@
 
 #include "core/Buffers.h"
 #include "core/Core.h"
+#include "core/Session.h"
 #include "tooling/Npy.h"
 #include "rankc_runtime.h"
 
@@ -78,12 +79,12 @@ int messageSize(int64_t bytes, int event) {
 /// of a grid (rankc_runtime.h's rankc_peer_kind).
 int64_t resolvePeer(int64_t peer, int32_t kind, int event) {
   if (kind == RANKC_PEER_OFFSET)
-    return (((peer % worldSize) + worldSize) + rank) % worldSize;
+    return (((peer % session().worldSize) + session().worldSize) + session().rank) % session().worldSize;
   if (kind != RANKC_PEER_GRID)
     return peer;
   // Row-major coordinates, moved by the shift (ProcessGrid.h's rule).
-  const GridPeer &g = events.at(event).grid;
-  int64_t at = 0, rest = rank, stride = 1;
+  const GridPeer &g = session().events().at(event).grid;
+  int64_t at = 0, rest = session().rank, stride = 1;
   for (size_t i = g.shape.size(); i-- > 0;) {
     int64_t p = g.shape[i], c = rest % p + g.shift[i];
     rest /= p;
@@ -134,7 +135,7 @@ int64_t startMessage(bool send, int64_t data, int64_t bytes, int64_t peer,
   if (r.peer == MPI_PROC_NULL) {
     // No peer (a grid's edge): a send does nothing, a receive is its fill.
     if (!send)
-      fillBuffer(buffer, bytes, events.at(event));
+      fillBuffer(buffer, bytes, session().events().at(event));
     return handle; // r.mpi is MPI_REQUEST_NULL: done
   }
   if (rankc::rt::mpiTakesBuffers()) {
@@ -152,9 +153,9 @@ int64_t startMessage(bool send, int64_t data, int64_t bytes, int64_t peer,
   int count = messageSize(bytes, event);
   int peerRank = int(r.peer);
   checkMpi(send ? MPI_Isend(buffer, count, MPI_BYTE, peerRank, mpiTag,
-                            comm, &r.mpi)
+                            session().comm, &r.mpi)
                 : MPI_Irecv(buffer, count, MPI_BYTE, peerRank, mpiTag,
-                            comm, &r.mpi),
+                            session().comm, &r.mpi),
            ((send ? "MPI_Isend of " : "MPI_Irecv of ") +
             describe(event, r.peer))
                .c_str());
@@ -212,7 +213,7 @@ int64_t rankc_rt_iallreduce(int64_t in, int64_t out, int64_t count,
     r.out = nullptr; // NCCL's result is final: nothing to divide or unstage
     return handle;
   }
-  if (worldSize == 1) {
+  if (session().worldSize == 1) {
     // A world of one: the sum, mean, min or max of one value is the value
     // (exactly, in every type). No MPI call, no staging, no host division:
     // on a GPU the step's gradients stay where they are.
@@ -245,7 +246,7 @@ int64_t rankc_rt_iallreduce(int64_t in, int64_t out, int64_t count,
     fail("%s has %lld elements, more than one MPI call can carry",
          describe(event, -1).c_str(), (long long)count);
   checkMpi(MPI_Iallreduce(send, recv, int(count), mpiType(dtype),
-                          mpiOp(reduce, dtype), comm, &r.mpi),
+                          mpiOp(reduce, dtype), session().comm, &r.mpi),
            ("MPI_Iallreduce of " + describe(event, -1)).c_str());
   return handle;
 }
@@ -255,15 +256,15 @@ void rankc_rt_wait(int64_t handle) {
   if (r.device) { // NCCL: the program's stream waits, not the host
     rankc::rt::waitDeviceAllreduce(r.device);
     r.device = nullptr;
-    if (tracing && r.event >= 0)
-      trace.push_back({describe(r.event, r.peer), events[r.event].kind,
+    if (session().tracing && r.event >= 0)
+      session().trace.push_back({describe(r.event, r.peer), session().events()[r.event].kind,
                        r.started, now()});
     r.active = false;
     return;
   }
   // Poll, so that a message that never completes ends the run with a clear
   // message instead of a hang.
-  double deadline = now() + timeoutSeconds;
+  double deadline = now() + session().timeoutSeconds;
   int done = 0;
   double blockedFrom = now();
   for (unsigned spins = 0;; ++spins) {
@@ -272,18 +273,18 @@ void rankc_rt_wait(int64_t handle) {
     if (done)
       break;
     if (now() > deadline)
-      fail("timed out after %.0f s waiting for %s", timeoutSeconds,
+      fail("timed out after %.0f s waiting for %s", session().timeoutSeconds,
            describe(r.event, r.peer).c_str());
     if (spins > 1000)
       std::this_thread::sleep_for(std::chrono::microseconds(50));
   }
-  if (currentStep)
-    currentStep->blocked += now() - blockedFrom;
+  if (session().currentStep)
+    session().currentStep->blocked += now() - blockedFrom;
   // The mean of f32 and f64 in their own type, as DDP's bucket.div_(world
   // size) computes it (a tight loop: it runs over every gradient each step).
   auto divide = [&](auto *p) {
     using T = std::remove_pointer_t<decltype(p)>;
-    const T n = T(worldSize);
+    const T n = T(session().worldSize);
     for (int64_t i = 0; i < r.count; ++i)
       p[i] /= n;
   };
@@ -297,7 +298,7 @@ void rankc_rt_wait(int64_t handle) {
       double v = r.wideOut.empty() ? npy::loadElement(r.dtype, r.out, i)
                                    : r.wideOut[i];
       if (r.reduce == RANKC_MEAN)
-        v /= worldSize;
+        v /= session().worldSize;
       npy::storeElement(r.dtype, r.out, i, v, int64_t(v), v != 0);
     }
   }
@@ -308,8 +309,8 @@ void rankc_rt_wait(int64_t handle) {
   rankc::rt::freeStaging(r.staging);
   rankc::rt::freeStaging(r.stagingOut);
   r.staging = r.stagingOut = r.unstageTo = nullptr;
-  if (tracing && r.event >= 0)
-    trace.push_back({describe(r.event, r.peer), events[r.event].kind,
+  if (session().tracing && r.event >= 0)
+    session().trace.push_back({describe(r.event, r.peer), session().events()[r.event].kind,
                      r.started, now()});
   r.active = false;
 }

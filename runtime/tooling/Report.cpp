@@ -6,6 +6,7 @@
 
 #include "core/Buffers.h"
 #include "core/Core.h"
+#include "core/Session.h"
 #include "core/StepReplay.h"
 
 #include <mpi.h>
@@ -35,18 +36,18 @@ std::string jsonEscape(const std::string &s) {
 /// Every rank's `mine` on rank 0, concatenated in rank order.
 std::string gatherText(const std::string &mine, const char *what) {
   int len = mine.size();
-  std::vector<int> lens(worldSize), offsets(worldSize);
+  std::vector<int> lens(session().worldSize), offsets(session().worldSize);
   checkMpi(MPI_Gather(&len, 1, MPI_INT, lens.data(), 1, MPI_INT, 0,
-                      comm),
+                      session().comm),
            what);
   int total = 0;
-  for (int r = 0; r < worldSize; ++r) {
+  for (int r = 0; r < session().worldSize; ++r) {
     offsets[r] = total;
     total += lens[r];
   }
-  std::string all(rank == 0 ? total : 0, ' ');
+  std::string all(session().rank == 0 ? total : 0, ' ');
   checkMpi(MPI_Gatherv(mine.data(), len, MPI_CHAR, all.data(), lens.data(),
-                       offsets.data(), MPI_CHAR, 0, comm),
+                       offsets.data(), MPI_CHAR, 0, session().comm),
            what);
   return all;
 }
@@ -88,11 +89,11 @@ void writeTrace(const std::string &path) {
   // Parts and messages on thread 0; steps (which enclose them) on thread 1.
   std::string mine;
   char buf[512];
-  for (const TraceEvent &e : trace) {
+  for (const TraceEvent &e : session().trace) {
     snprintf(buf, sizeof buf,
              "{\"name\":\"%s\",\"cat\":\"%s\",\"ph\":\"X\",\"pid\":%d,"
              "\"tid\":%d,\"ts\":%.3f,\"dur\":%.3f},\n",
-             jsonEscape(e.name).c_str(), e.category.c_str(), rank,
+             jsonEscape(e.name).c_str(), e.category.c_str(), session().rank,
              e.category == "step" ? 1 : 0, e.begin * 1e6,
              (e.end - e.begin) * 1e6);
     mine += buf;
@@ -100,10 +101,10 @@ void writeTrace(const std::string &path) {
   snprintf(buf, sizeof buf,
            "{\"name\":\"process_name\",\"ph\":\"M\",\"pid\":%d,\"args\":{"
            "\"name\":\"rank %d (%s)\"}},\n",
-           rank, rank, jsonEscape(programName).c_str());
+           session().rank, session().rank, jsonEscape(session().program.program).c_str());
   mine += buf;
   std::string all = gatherText(mine, "MPI_Gather (trace)");
-  if (rank != 0)
+  if (session().rank != 0)
     return;
   FILE *f = openReport(path, "trace");
   if (all.size() >= 2)
@@ -122,7 +123,7 @@ void writeStats(const std::string &path) {
   StepTimes total;
   std::vector<double> walls, computes, blocks;
   std::string perStep;
-  for (const StepTimes &t : stepTimes) {
+  for (const StepTimes &t : session().stepTimes) {
     total.wall += t.wall;
     total.compute += t.compute;
     total.blocked += t.blocked;
@@ -139,20 +140,20 @@ void writeStats(const std::string &path) {
            ", \"max_rss_kb\": %ld, \"buffer_bytes\": %zu, "
            "\"device_used_bytes\": %zu",
            usage.ru_maxrss, bufferBytesHeld(), deviceBytesInUse());
-  std::string mine = "{\"rank\": " + std::to_string(rank) + ", " +
+  std::string mine = "{\"rank\": " + std::to_string(session().rank) + ", " +
                      timesJson(total) + ", \"median\": {" + timesJson(med) +
                      "}" + buf + ", \"per_step\": [" + perStep + "]}";
-  if (rank != worldSize - 1)
+  if (session().rank != session().worldSize - 1)
     mine += ", ";
   std::string all = gatherText(mine, "MPI_Gather (stats)");
-  if (rank != 0)
+  if (session().rank != 0)
     return;
   FILE *f = openReport(path, "stats");
   fprintf(f,
           "{\"buffers\": \"%s\", \"allreduce\": \"%s\", \"replay\": \"%s\", "
           "\"steps\": %zu, \"ranks\": [%s]}\n",
           describeBuffers().c_str(), describeCollectives().c_str(),
-          jsonEscape(describeReplay()).c_str(), stepTimes.size(), all.c_str());
+          jsonEscape(describeReplay()).c_str(), session().stepTimes.size(), all.c_str());
   fclose(f);
 }
 

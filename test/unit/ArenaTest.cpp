@@ -1,6 +1,6 @@
 //===- ArenaTest.cpp - the runtime's step arenas over many steps ----------===//
 //
-// The protocol of runtime/core/Core.cpp (carried values moved out, then the
+// The protocol of runtime/core/Session.cpp (carried values moved out, then the
 // arena of the step reset; allocations from it), driven for many steps:
 // carried values keep their contents, memory stops growing after the first
 // steps, and (under the sanitizer build) nothing leaks.

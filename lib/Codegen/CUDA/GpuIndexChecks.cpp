@@ -7,7 +7,7 @@
 // thread to find a bad index claims the record (an atomic compare-and-swap
 // of its first word from 0 to check + 1) and stores the index and the
 // bound; the runtime reads the record after the step and ends the run with
-// the same message (runtime/core/Core.cpp). The index itself is already clamped
+// the same message (runtime/core/CoreApi.cpp). The index itself is already clamped
 // to 0, so nothing reads or writes out of bounds meanwhile.
 //
 //===----------------------------------------------------------------------===//

@@ -1,0 +1,207 @@
+//===- Session.cpp - a rank's run of a compiled program -------------------===//
+//
+// Buffers: every input has a buffer of its own for the whole run (in the
+// memory the generated code uses: host or GPU). Generated code asks for an
+// input's buffer (rankc_rt_input) rather than filling one, and hands back
+// where each output lives (rankc_rt_output) rather than a copy. So carrying
+// state is a pointer swap: the output of step k is the input of step k + 1,
+// in the step arena it was computed in (Arena.h).
+//
+//===----------------------------------------------------------------------===//
+
+#include "core/Session.h"
+#include "core/Arena.h"
+#include "core/Buffers.h"
+#include "core/Core.h"
+#include "core/StepReplay.h"
+#include "tooling/Npy.h"
+#include "rankc_runtime.h"
+
+namespace rankc::rt {
+
+Session &session() {
+  static Session s;
+  return s;
+}
+
+void Session::start(int *argc, char ***argv, double timeout) {
+  int up = 0, down = 0;
+  MPI_Initialized(&up);
+  MPI_Finalized(&down);
+  if (down)
+    raise("MPI is already finalized: a process initializes MPI once, so "
+          "the program can be initialized again only while the application "
+          "keeps MPI up");
+  if (!up) {
+    MPI_Init(argc, argv);
+    startedMpi = true;
+  }
+  if (comm == MPI_COMM_NULL) {
+    // MPI_COMM_WORLD's handler aborts: this duplicate's returns, so that
+    // a failed operation is reported with what the program was doing.
+    if (MPI_Comm_dup(MPI_COMM_WORLD, &comm) != MPI_SUCCESS)
+      fail("MPI_Comm_dup failed");
+    MPI_Comm_set_errhandler(comm, MPI_ERRORS_RETURN);
+  }
+  checkMpi(MPI_Comm_rank(comm, &rank), "MPI_Comm_rank");
+  checkMpi(MPI_Comm_size(comm, &worldSize), "MPI_Comm_size");
+  if (timeout > 0)
+    timeoutSeconds = timeout;
+  // Before any buffer exists: a wrong world size or rank leaves nothing
+  // to free.
+  program.parse(rankc_manifest);
+  if (program.worldSize != worldSize)
+    raise("the program was compiled for %d ranks but runs on %d; use "
+          "OUT/launch",
+          program.worldSize, worldSize);
+  std::string list;
+  if (!program.ranks.empty() && !program.runsOn(rank, list))
+    raise("rank %d does not run program '%s' (its ranks: %s); "
+          "OUT/plan.json says which program each rank runs",
+          rank, program.program.c_str(), list.c_str());
+  if (program.accumulate > 1) {
+    if (!rankc_micro_entry || !rankc_micro_manifest)
+      raise("the program accumulates gradients over %lld steps but has no "
+            "micro-step (rankc_micro_entry): rebuild it with this rankc",
+            (long long)program.accumulate);
+    program.parseMicroStep(rankc_micro_manifest);
+  }
+  visibleIns.clear();
+  visibleOuts.clear();
+  for (size_t i = 0; i < program.inputs.size(); ++i)
+    if (!program.inputs[i].zero && !program.inputs[i].step)
+      visibleIns.push_back(i);
+  for (size_t i = 0; i < program.outputs.size(); ++i)
+    if (!program.outputs[i].names.empty())
+      visibleOuts.push_back(i);
+  initBuffers(rank);
+  initDeviceCollectives();
+  for (const TensorInfo &t : program.inputs) // zeroed
+    inputBuffers.push_back(allocBuffer(
+        t.bytes(), (t.zero ? "optimizer state '" : "input '") + t.id + "'"));
+  current = inputBuffers;
+  outputAt.assign(program.outputs.size(), nullptr);
+}
+
+void Session::setInput(size_t index, const void *host) {
+  copyFromHost(inputBuffers.at(index), host, program.inputs.at(index).bytes());
+  current[index] = inputBuffers[index];
+}
+
+void Session::step() {
+  const std::vector<TensorInfo> &inputs = program.inputs;
+  int64_t step = stepTimes.size(); // of this process (arenas, recordings)
+  // `step` leaves: the number of this step, in their dtype.
+  int64_t number = stepsDone();
+  for (size_t i = 0; i < inputs.size(); ++i)
+    if (inputs[i].step) {
+      char value[8] = {};
+      npy::storeElement(inputs[i].dtype, value, 0, double(number), number,
+                        number != 0);
+      setInput(i, value);
+    }
+  // Carried values that live in the arena this step reuses move first.
+  std::vector<std::pair<void **, size_t>> moving;
+  for (size_t i : carried())
+    moving.push_back({&current[i], inputs[i].bytes()});
+  beginStepArenas(programArenas(), step, moving);
+
+  stepTimes.emplace_back();
+  currentStep = &stepTimes.back();
+  double begin = now();
+  int64_t k = program.accumulate;
+  inMicroStep = k > 1 && (number + 1) % k != 0;
+  bool replayed = runStep(step, current, outputAt,
+                          inMicroStep ? rankc_micro_entry : rankc_entry);
+  waitAll();
+  inMicroStep = false;
+  synchronizeBuffers(); // the step's last library call, if any, is done
+  checkIndexRecord();   // before anyone reads this step's outputs
+  double end = now();
+  currentStep->wall = end - begin;
+  if (replayed) // one launch: all of the step is its computation
+    currentStep->compute = currentStep->wall - currentStep->blocked;
+  if (tracing)
+    trace.push_back({"step " + std::to_string(step), "step", begin, end});
+  currentStep = nullptr;
+  for (size_t i : carried())
+    current[i] = outputAt[inputs[i].stateOf];
+}
+
+void Session::getOutput(size_t index, void *host) const {
+  // (A zero-size output may live at address 0: check the steps, not it.)
+  if (stepTimes.empty())
+    raise("output '%s' is read before any step ran",
+          program.outputs.at(index).id.c_str());
+  copyToHost(host, outputAt.at(index), program.outputs[index].bytes());
+}
+
+std::vector<size_t> Session::carried() const {
+  std::vector<size_t> out;
+  for (size_t i = 0; i < program.inputs.size(); ++i)
+    if (program.inputs[i].stateOf >= 0)
+      out.push_back(i);
+  return out;
+}
+
+void *Session::indexRecordBuffer() {
+  // Allocated (zeroed) in the first step, which never runs from a CUDA
+  // graph recording; every later step gets the same buffer.
+  if (!indexRecord)
+    indexRecord = allocBuffer(3 * sizeof(int64_t), "the index record");
+  return indexRecord;
+}
+
+void Session::checkIndexRecord() const {
+  if (!indexRecord)
+    return;
+  int64_t record[3];
+  copyToHost(record, indexRecord, sizeof record);
+  if (record[0] != 0)
+    rankc_rt_index_error(int32_t(record[0] - 1), record[1], record[2]);
+}
+
+void Session::partBegin(int32_t part) {
+  if (partBegins.size() <= size_t(part))
+    partBegins.resize(part + 1);
+  partBegins[part] = now();
+}
+
+void Session::partEnd(int32_t part) {
+  double t = now();
+  if (currentStep)
+    currentStep->compute += t - partBegins[part];
+  if (tracing)
+    trace.push_back({"part " + std::to_string(part), "compute",
+                     partBegins[part], t});
+}
+
+void Session::finish() {
+  synchronizeBuffers();
+  finishStepReplay();
+  for (void *b : inputBuffers)
+    freeBuffer(b);
+  inputBuffers.clear();
+  if (indexRecord)
+    freeBuffer(indexRecord);
+  indexRecord = nullptr;
+  current.clear();
+  StepArenas &a = programArenas();
+  a.arenas[0].release();
+  a.arenas[1].release();
+  finalizeDeviceCollectives();
+  releaseStaging();
+  outputAt.clear();
+  stepTimes.clear();
+  stepOffset = 0;
+  trace.clear();
+  checkMpi(MPI_Barrier(comm), "MPI_Barrier");
+  MPI_Comm_free(&comm);
+  comm = MPI_COMM_NULL;
+  if (startedMpi) {
+    MPI_Finalize();
+    startedMpi = false;
+  }
+}
+
+} // namespace rankc::rt
