@@ -132,9 +132,15 @@ void copyToHost(void *host, const void *buffer, size_t bytes) {
 }
 
 void copyFromHost(void *buffer, const void *host, size_t bytes) {
-  synchronizeBuffers();
+  // On the process stream, then waited for. A synchronous cuMemcpy from
+  // pageable memory returns once the bytes are staged, before their DMA
+  // lands, and on the legacy stream, which the non-blocking process stream
+  // does not wait for: the next step's kernels could read the old value (a
+  // `step` leaf, a fed row, a library caller's input).
   if (bytes)
-    RANKC_CU(cuMemcpy(CUdeviceptr(buffer), CUdeviceptr(host), bytes));
+    RANKC_CU(cuMemcpyAsync(CUdeviceptr(buffer), CUdeviceptr(host), bytes,
+                           cuda::processStream()));
+  synchronizeBuffers();
 }
 
 std::string describeBuffers() {
