@@ -284,6 +284,18 @@ def with_inputs(work):
 # Extra launch arguments of a case (both backends' runs).
 LAUNCH_ARGS = {}
 
+# Cases also stopped at a step (a checkpoint) and resumed: the outputs must
+# equal the uninterrupted run's bit for bit (issue 38; cli.md --resume), with
+# CUDA-graph replay, feeds and shuffling, and accumulation mid-window (5).
+RESUME_AT = {"v3-optimizer-adamw-12steps": 5,
+             "v3-optimizer-accumulate-1rank-12steps-replay": 5,
+             "v3-feed-shuffle-9steps-replay": 4,
+             "state-one-9steps-replay": 4,
+             "state-one-9steps-nographs": 4,
+             "train-transformer-adam-6steps-1rank-replay": 3,
+             "train-mlp-adam-5steps": 2,
+             "v3-heat-2x2-20steps": 7}
+
 
 def version3(work):
     """dag-format.md v3 on the GPU: rem, unsigned dtypes and the step leaf
@@ -380,6 +392,9 @@ def prepare(rankc, work):
         if expect:
             with open(os.path.join(base, "expect_error"), "w") as f:
                 f.write(expect)
+        if name in RESUME_AT:
+            with open(os.path.join(base, "resume_at"), "w") as f:
+                f.write(str(RESUME_AT[name]))
         with open(os.path.join(base, "launch_args"), "w") as f:
             f.write(" ".join(LAUNCH_ARGS.get(name, [])))
         rng = np.random.default_rng(0)
@@ -411,6 +426,27 @@ def prepare(rankc, work):
         subprocess.run(["rm", "-rf", os.path.join(base, "cpu-exe")])
         os.rename(os.path.join(base, "cuda-exe"), os.path.join(base, "cuda"))
         print(f"prepared {name}")
+
+
+def check_resume(base, at, steps, res, extra, env):
+    """cli.md's --resume on the GPU: a run stopped at step `at` (a
+    checkpoint) and resumed equals the uninterrupted run `res`, bit for bit.
+    None, or why not."""
+    ck, out = os.path.join(base, "gpu-ck"), os.path.join(base, "gpu-resumed")
+    shutil.rmtree(ck, ignore_errors=True)
+    launch = [os.path.join(base, "cuda", "launch"), "--inputs", os.path.join(base, "in"),
+              "--timeout", "120", "--checkpoint-dir", ck] + extra
+    for args in (["--steps", str(at), "--checkpoint-every", str(at)],
+                 ["--steps", steps, "--resume", "latest", "--outputs", out]):
+        p = run(launch + args, timeout=600, env=env)
+        if p.returncode != 0:
+            return f"resume run {' '.join(args)} failed ({p.returncode}): {p.stderr.strip()[-2000:]}"
+    for want_file in sorted(glob.glob(os.path.join(res, "rank*", "*.npy"))):
+        rel = os.path.relpath(want_file, res)
+        got_file = os.path.join(out, rel)
+        if not os.path.exists(got_file) or open(got_file, "rb").read() != open(want_file, "rb").read():
+            return f"resumed at step {at}: {rel} differs from the uninterrupted run's"
+    return None
 
 
 def compare(work, only=()):
@@ -486,16 +522,23 @@ def compare(work, only=()):
             if why is None and name.endswith("-nccl") and not path.startswith("nccl"):
                 why = f"RANKC_NCCL=1 but the allreduces ran on: {path}"
             # Replay: every step after the first 2 from a recording (at most
-            # one recording per arena besides the first steps' buffers).
+            # one recording per arena besides the first steps' buffers), per
+            # entry (gradient accumulation's micro-step and update step).
             replay = "" if lib else json.load(open(stats))["replay"]
             m = re.match(r"cuda graphs: (\d+) of (\d+) steps replayed", replay)
+            entries = 2 if "accumulate" in name else 1
             if why is None and name.endswith("-replay") and not (
-                    m and int(m[1]) >= int(m[2]) - 5 and int(m[1]) > 0):
+                    m and int(m[1]) >= int(m[2]) - 5 * entries and int(m[1]) > 0):
                 why = f"expected steps replayed from CUDA graphs, got: {replay}"
             if why is None and name.endswith("-nographs") and replay != "none: RANKC_CUDA_GRAPHS=0":
                 why = f"RANKC_CUDA_GRAPHS=0 but replay says: {replay}"
             if why is None and "-replay" in name:
                 name += f" ({replay})"
+            resume_file = os.path.join(base, "resume_at")
+            if why is None and not lib and os.path.exists(resume_file):
+                why = check_resume(base, int(open(resume_file).read()), steps, res, extra, env)
+                if why is None:
+                    name += f" (resumed at step {open(resume_file).read().strip()}: bit for bit)"
             # Kernels are looked up and named once, as their module loads (a
             # global constructor of the generated code: rankc-gpu-launch-to-llvm),
             # before the runtime's own static initializers: --kernel-stats
