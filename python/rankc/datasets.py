@@ -1,5 +1,6 @@
 """What `launch --inputs FOLDER` reads, written from PyTorch tensors."""
 from rankc.export.step import dag_id
+from rankc.export.tracing import CapturedTensors
 
 
 def save_inputs(folder, model, batches, targets=None):
@@ -10,11 +11,13 @@ def save_inputs(folder, model, batches, targets=None):
     (a tuple) as target0.npy, ..."""
     import numpy as np
     import os
+    with CapturedTensors(model):  # (a mask held as an attribute: an input)
+        state = list(model.named_parameters()) + list(model.named_buffers())
     for r, batch in enumerate(batches):
         d = os.path.join(folder, f"rank{r}")
         os.makedirs(d, exist_ok=True)
-        for name, p in list(model.named_parameters()) + list(model.named_buffers()):
-            np.save(os.path.join(d, dag_id(name) + ".npy"), p.detach().numpy())
+        for name, p in state:
+            np.save(os.path.join(d, dag_id(name) + ".npy"), p.detach().cpu().numpy())
         for i, x in enumerate(batch if isinstance(batch, tuple) else (batch,)):
             np.save(os.path.join(d, f"input{i}.npy"), x.numpy())
         for i, t in enumerate(targets[r] if targets else ()):

@@ -1,11 +1,10 @@
 """export_step: one data-parallel training step of a torch.nn.Module as a
 DAG (see rankc.export), traced with make_fx and translated node by node."""
 import torch
-from torch.fx.experimental.proxy_tensor import make_fx
-from torch.fx.passes.shape_prop import ShapeProp
 
 from .builder import Exporter
 from .registry import Unsupported
+from .tracing import CapturedTensors, trace
 
 try:
     from torch.func import functional_call
@@ -98,9 +97,10 @@ def dag_id(name):
     return name if re.match(r"[A-Za-z_]", name) else "_" + name
 
 
-# Captured tensors (get_attr constants of the traced step) up to this many
-# elements become `constant` nodes; larger ones are refused (pass them as
-# inputs of the model instead).
+# Buffers the step reads but does not write (and tensors a module holds as
+# plain attributes) up to this many elements become `constant` nodes, larger
+# ones inputs (save_inputs writes them). A tensor made inside forward()
+# (a get_attr constant of the trace) larger than this is refused.
 MAX_CONSTANT = 1 << 16
 
 
@@ -205,16 +205,16 @@ class _LossDecompositions:
         self.F.cross_entropy = self.original
 
 
-def export_step(model, inputs, loss_fn, world_size=1, bucket_cap_mb=25,
-                first_bucket_cap_mb=1, order="ready", optimizer=None, targets=(),
-                lr_schedule=None, lr_input=False, clip_grad_norm=None,
-                accumulate=1, global_loss=False, input_dtypes=None):
+def export_step(model, *args, **kwargs):
     """The DAG of one training step of `model` on `inputs` (a tuple): the
     loss is loss_fn(model(*inputs), *targets), and `targets` (a tuple) are
     inputs of the step too (`target0`, ...). With `optimizer`, the step also
     updates the parameters (version 2). Buffers the step updates (batch
     norm's running statistics) are inputs carried as `state` (version 2);
-    other buffers and captured tensors become `constant` nodes.
+    other buffers and tensors held as module attributes become `constant`
+    nodes, or inputs above MAX_CONSTANT elements (save_inputs writes them).
+    The step is traced with fake tensors (nothing computed), or for real
+    where an operator has no fake kernel; fake=False forces the real trace.
 
     Version 3: `lr_schedule` (a torch.optim.lr_scheduler or a list of
     phases), `lr_input` (the learning rate is the input `lr`, set every
@@ -224,13 +224,22 @@ def export_step(model, inputs, loss_fn, world_size=1, bucket_cap_mb=25,
     averaged over the ranks, for logging) and `input_dtypes` ({"input0":
     "u16"}: an integer input read in another dtype than it was traced with,
     cast on arrival)."""
+    with CapturedTensors(model):
+        return _export_step(model, *args, **kwargs)
+
+
+def _export_step(model, inputs, loss_fn, world_size=1, bucket_cap_mb=25,
+                 first_bucket_cap_mb=1, order="ready", optimizer=None, targets=(),
+                 lr_schedule=None, lr_input=False, clip_grad_norm=None,
+                 accumulate=1, global_loss=False, input_dtypes=None, fake=True):
+    """export_step, with its tensor attributes made buffers."""
     targets = tuple(targets)
     named = list(model.named_parameters())
-    # Every name of each parameter (tied weights have several): all get the
-    # parameter's one placeholder.
+    # Every name of each parameter and buffer (tied weights, a mask shared
+    # by every block have several): all get its one placeholder.
     aliases = {}
     for path, mod in model.named_modules(remove_duplicate=False):
-        for pname, p in mod._parameters.items():
+        for pname, p in list(mod._parameters.items()) + list(mod._buffers.items()):
             if p is not None:
                 alias = f"{path}.{pname}" if path else pname
                 if alias not in aliases.setdefault(id(p), []):
@@ -253,15 +262,16 @@ def export_step(model, inputs, loss_fn, world_size=1, bucket_cap_mb=25,
         for name, v in list(zip(names, ps)) + list(zip(frozen, fs)):
             for alias in aliases[id(by_name[name])]:
                 values[alias] = v
-        values.update(zip([b for b, _ in buffers], bs))
+        for (_, b), v in zip(buffers, bs):
+            for alias in aliases[id(b)]:
+                values[alias] = v
         out = functional_call(model, values, tuple(xs))
         loss = loss_fn(out, *ts)
         return (loss, *torch.autograd.grad(loss, ps))
 
     args = (*inputs, *targets, *params, *fixed, *bufs)
     with _ModulePaths(model), _RnnWeights(model), _LossDecompositions():
-        gm = make_fx(step)(*args)
-    ShapeProp(gm).propagate(*args)
+        gm, _ = trace(step, args, fake)
     ex = Exporter()
     placeholders = [n for n in gm.graph.nodes if n.op == "placeholder"]
     groups = {"input": placeholders[:ni], "target": placeholders[ni:ni + nt],
@@ -381,11 +391,12 @@ def export_step(model, inputs, loss_fn, world_size=1, bucket_cap_mb=25,
         if n in ex.updates:
             outputs[nid] = ex.updates[n]
             state[nid] = nid
-        else:
+        elif bufs[groups["buffer"].index(n)].numel() <= MAX_CONSTANT:
             node = next(x for x in ex.nodes if x["id"] == nid)
             value = bufs[groups["buffer"].index(n)]
             node.update(op="constant", value=value.tolist())
             node.pop("shape") if not value.shape else None
+        # (else: an input, which save_inputs writes like a parameter)
     for node in ex.nodes:  # args: [] reads better omitted for leaves
         if not node.get("args"):
             node.pop("args", None)
