@@ -436,7 +436,11 @@ def check_resume(base, at, steps, res, extra, env):
     shutil.rmtree(ck, ignore_errors=True)
     launch = [os.path.join(base, "cuda", "launch"), "--inputs", os.path.join(base, "in"),
               "--timeout", "120", "--checkpoint-dir", ck] + extra
-    for args in (["--steps", str(at), "--checkpoint-every", str(at)],
+    # A run ends with an update: with accumulation the first run goes on to
+    # the window's end (a checkpoint at `at` may fall mid-window).
+    k = json.load(open(os.path.join(base, "dag.json"))).get("data_parallel", {}).get("accumulate", 1)
+    first = -(-at // k) * k
+    for args in (["--steps", str(first), "--checkpoint-every", str(at)],
                  ["--steps", steps, "--resume", "latest", "--outputs", out]):
         p = run(launch + args, timeout=600, env=env)
         if p.returncode != 0:
