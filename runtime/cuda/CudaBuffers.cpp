@@ -36,9 +36,15 @@ void deviceFree(void *p) {
   if (p)
     RANKC_CU(cuMemFree(CUdeviceptr(p)));
 }
+// A carried value moved out of the arena a step reuses (Arena.h): on the
+// process stream, before the step's kernels that read it. (A cuMemcpy from
+// device to device is asynchronous and on the legacy stream, which the
+// non-blocking process stream does not wait for: the update step after a
+// micro-step read parameters and Adam moments while they were being moved.)
 void deviceCopy(void *dst, const void *src, size_t bytes) {
   if (bytes)
-    RANKC_CU(cuMemcpy(CUdeviceptr(dst), CUdeviceptr(src), bytes));
+    RANKC_CU(cuMemcpyAsync(CUdeviceptr(dst), CUdeviceptr(src), bytes,
+                           cuda::processStream()));
 }
 } // namespace
 
