@@ -293,6 +293,7 @@ RESUME_AT = {"v3-optimizer-adamw-12steps": 5,
              "state-one-9steps-replay": 4,
              "state-one-9steps-nographs": 4,
              "train-transformer-adam-6steps-1rank-replay": 3,
+             "train-transformer-adam-5steps": 2,
              "train-mlp-adam-5steps": 2,
              "v3-heat-2x2-20steps": 7}
 
@@ -428,25 +429,26 @@ def prepare(rankc, work):
         print(f"prepared {name}")
 
 
-def check_resume(base, at, steps, res, extra, env):
-    """cli.md's --resume on the GPU: a run stopped at step `at` (a
-    checkpoint) and resumed equals the uninterrupted run `res`, bit for bit.
+def check_resume(base, at, steps, extra, env):
+    """cli.md's --resume on the GPU: a run that wrote a checkpoint at step
+    `at` on its way to `steps`, resumed from that checkpoint in a new
+    process, ends with the same outputs bit for bit. (The resumed process
+    takes the cuBLASLt algorithms the checkpoint recorded: two processes
+    that each time the GEMMs may choose differently and round differently.)
     None, or why not."""
-    ck, out = os.path.join(base, "gpu-ck"), os.path.join(base, "gpu-resumed")
+    ck = os.path.join(base, "gpu-ck")
+    full, out = os.path.join(base, "gpu-full"), os.path.join(base, "gpu-resumed")
     shutil.rmtree(ck, ignore_errors=True)
     launch = [os.path.join(base, "cuda", "launch"), "--inputs", os.path.join(base, "in"),
-              "--timeout", "120", "--checkpoint-dir", ck] + extra
-    # A run ends with an update: with accumulation the first run goes on to
-    # the window's end (a checkpoint at `at` may fall mid-window).
-    k = json.load(open(os.path.join(base, "dag.json"))).get("data_parallel", {}).get("accumulate", 1)
-    first = -(-at // k) * k
-    for args in (["--steps", str(first), "--checkpoint-every", str(at)],
-                 ["--steps", steps, "--resume", "latest", "--outputs", out]):
+              "--timeout", "120", "--steps", steps] + extra
+    for args in (["--checkpoint-every", str(at), "--checkpoint-dir", ck, "--keep", "1000",
+                  "--outputs", full],
+                 ["--resume", os.path.join(ck, f"step{at}"), "--outputs", out]):
         p = run(launch + args, timeout=600, env=env)
         if p.returncode != 0:
             return f"resume run {' '.join(args)} failed ({p.returncode}): {p.stderr.strip()[-2000:]}"
-    for want_file in sorted(glob.glob(os.path.join(res, "rank*", "*.npy"))):
-        rel = os.path.relpath(want_file, res)
+    for want_file in sorted(glob.glob(os.path.join(full, "rank*", "*.npy"))):
+        rel = os.path.relpath(want_file, full)
         got_file = os.path.join(out, rel)
         if not os.path.exists(got_file) or open(got_file, "rb").read() != open(want_file, "rb").read():
             return f"resumed at step {at}: {rel} differs from the uninterrupted run's"
@@ -540,7 +542,7 @@ def compare(work, only=()):
                 name += f" ({replay})"
             resume_file = os.path.join(base, "resume_at")
             if why is None and not lib and os.path.exists(resume_file):
-                why = check_resume(base, int(open(resume_file).read()), steps, res, extra, env)
+                why = check_resume(base, int(open(resume_file).read()), steps, extra, env)
                 if why is None:
                     name += f" (resumed at step {open(resume_file).read().strip()}: bit for bit)"
             # Kernels are looked up and named once, as their module loads (a

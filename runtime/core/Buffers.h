@@ -60,6 +60,13 @@ size_t deviceBytesInUse();
 /// One line for --stats: where the buffers are.
 std::string describeBuffers();
 
+/// Choices the backend's libraries made by timing in this process (cuBLASLt
+/// algorithms per GEMM shape), as text, and the same given back to a new
+/// process before its first step: a resumed run computes the same bits as
+/// the run it continues. The host backend has none ("").
+std::string libraryChoices();
+void restoreLibraryChoices(const std::string &text);
+
 /// --kernel-stats: time every kernel launch (GPU events) and write, per
 /// kernel, launches, seconds, grid and block to `path` as JSON. The CPU
 /// runtime has no kernels: it writes an empty list.

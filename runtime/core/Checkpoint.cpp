@@ -154,12 +154,25 @@ void saveRank(const std::string &folder, int64_t steps) {
              bytes.size(), crc32(bytes.data(), bytes.size()));
     values += line;
   }
+  // What the GEMM libraries chose by timing (CUDA), so that a resumed
+  // process chooses the same and computes the same bits.
+  std::string choices = libraryChoices(), library;
+  if (!choices.empty()) {
+    std::string path = dir + "/gemm_choices.txt";
+    writeText(path, choices);
+    char line[256];
+    snprintf(line, sizeof line,
+             ",\n \"gemm_choices\": {\"file\": \"gemm_choices.txt\", "
+             "\"bytes\": %zu, \"crc32\": %" PRIu32 "}",
+             choices.size(), crc32(choices.data(), choices.size()));
+    library = line;
+  }
   std::string manifest =
       "{\"format\": \"rankc-checkpoint\", \"fingerprint\": \"" + session().program.fingerprint +
       "\", \"world_size\": " + std::to_string(session().worldSize) +
       ", \"program\": \"" + session().program.program + "\", \"rank\": " +
       std::to_string(session().rank) + ", \"step\": " + std::to_string(steps) +
-      ",\n \"values\": [" + values + "\n]}\n";
+      library + ",\n \"values\": [" + values + "\n]}\n";
   killIfAsked(steps);
   writeText(dir + "/manifest.json", manifest);
   sync(dir);
@@ -196,8 +209,11 @@ void loadRank(const std::string &folder) {
     uint32_t crc;
   };
   std::vector<std::pair<std::string, Entry>> entries;
+  std::string choicesLine;
   for (std::string line; std::getline(lines, line);)
-    if (!field(line, "name").empty())
+    if (line.find("\"gemm_choices\"") != std::string::npos)
+      choicesLine = line;
+    else if (!field(line, "name").empty())
       entries.push_back(
           {field(line, "name"),
            {field(line, "file"), size_t(std::strtoull(field(line, "bytes").c_str(), nullptr, 10)),
@@ -228,6 +244,20 @@ void loadRank(const std::string &folder) {
     if (!npy::read(dir + "/" + e->file, t.dtype, t.shape, host.data(), error))
       raise("checkpoint '%s': file '%s': %s", f, rel.c_str(), error.c_str());
     session().restore(i, host.data());
+  }
+  if (!choicesLine.empty()) {
+    std::string rel = "rank" + std::to_string(session().rank) + "/" +
+                      field(choicesLine, "file"),
+                text;
+    if (!readFile(folder + "/" + rel, text))
+      raise("checkpoint '%s': file '%s' is missing", f, rel.c_str());
+    size_t bytes = std::strtoull(field(choicesLine, "bytes").c_str(), nullptr, 10);
+    uint32_t crc = std::strtoul(field(choicesLine, "crc32").c_str(), nullptr, 10);
+    if (text.size() != bytes || crc32(text.data(), text.size()) != crc)
+      raise("checkpoint '%s': file '%s' does not match its manifest (size or "
+            "CRC-32)",
+            f, rel.c_str());
+    restoreLibraryChoices(text);
   }
   session().setStepsDone(steps);
 }

@@ -27,6 +27,9 @@
 #include <cstdlib>
 #include <dlfcn.h>
 #include <map>
+#include <cstdio>
+#include <cstring>
+#include <sstream>
 #include <string>
 #include <tuple>
 
@@ -101,8 +104,12 @@ Lt &lt() {
   return *lib;
 }
 
+using PlanKey = std::tuple<int32_t, int64_t, int64_t, int64_t, int64_t, bool,
+                           bool, int32_t, bool>;
+
 /// A GEMM's descriptors and algorithm, made once per shape.
 struct Plan {
+  PlanKey key;
   cublasLtMatmulDesc_t desc;
   cublasLtMatrixLayout_t a, b, c;
   cublasLtMatmulAlgo_t algo; // the one used
@@ -136,12 +143,17 @@ cublasLtMatrixLayout_t layout(cudaDataType type, int64_t rows, int64_t cols,
   return m;
 }
 
+std::map<PlanKey, Plan> plans;
+/// Choices a checkpoint carried (restoreLibraryChoices): cuBLAS's API, or
+/// cuBLASLt's algorithm as its bytes.
+struct Choice {
+  bool legacy;
+  cublasLtMatmulAlgo_t algo;
+};
+std::map<PlanKey, Choice> seeded;
+
 Plan &planFor(int32_t dtype, int64_t batch, int64_t m, int64_t n, int64_t k,
               bool transA, bool transB, int32_t precision, bool broadcastB) {
-  static std::map<std::tuple<int32_t, int64_t, int64_t, int64_t, int64_t, bool,
-                             bool, int32_t, bool>,
-                  Plan>
-      plans;
   auto key = std::make_tuple(dtype, batch, m, n, k, transA, transB, precision,
                              broadcastB);
   auto it = plans.find(key);
@@ -150,6 +162,7 @@ Plan &planFor(int32_t dtype, int64_t batch, int64_t m, int64_t n, int64_t k,
   bool f64 = dtype == RANKC_F64;
   cudaDataType type = f64 ? CUDA_R_64F : CUDA_R_32F;
   Plan p;
+  p.key = key;
   p.batch = batch, p.m = m, p.n = n, p.k = k, p.f64 = f64, p.transA = transA,
   p.transB = transB, p.broadcastB = broadcastB, p.exact = precision == 0;
   // --precision: f32 exactly, or on tensor cores through TF32 or BF16
@@ -235,6 +248,23 @@ void tune(Plan &p, int64_t a, int64_t b, size_t cBytes, const void *alpha,
   if (p.found == 0) // RANKC_GEMM_TUNE=0
     return;
   bool legacy = p.exact && rankc::rt::cublas::available(lt().path);
+  // A resumed run takes the choices of the run it continues, so that its
+  // results are the same bits (timing could choose another algorithm, and
+  // another algorithm rounds differently).
+  if (auto s = seeded.find(p.key); s != seeded.end()) {
+    if (s->second.legacy && legacy) {
+      p.legacy = true;
+      return;
+    }
+    for (int i = 0; i < p.found; ++i)
+      if (!s->second.legacy &&
+          !std::memcmp(&p.candidates[i].algo, &s->second.algo,
+                       sizeof(cublasLtMatmulAlgo_t))) {
+        p.algo = p.candidates[i].algo;
+        return;
+      }
+    // (Another GPU or library: not among the candidates; time them.)
+  }
   if (p.found < 2 && !legacy)
     return;
   CUdeviceptr scratch = 0;
@@ -282,6 +312,51 @@ void tune(Plan &p, int64_t a, int64_t b, size_t cBytes, const void *alpha,
 }
 
 } // namespace
+
+namespace rankc::rt {
+
+std::string libraryChoices() {
+  std::ostringstream out;
+  for (const auto &[key, p] : plans) {
+    if (!p.tuned || p.found == 0)
+      continue;
+    auto [dtype, batch, m, n, k, tA, tB, precision, bB] = key;
+    out << dtype << ' ' << batch << ' ' << m << ' ' << n << ' ' << k << ' '
+        << tA << ' ' << tB << ' ' << precision << ' ' << bB << ' '
+        << (p.legacy ? "cublas" : "cublasLt");
+    const unsigned char *bytes =
+        reinterpret_cast<const unsigned char *>(&p.algo);
+    char hex[3];
+    for (size_t i = 0; i < sizeof p.algo; ++i) {
+      std::snprintf(hex, sizeof hex, "%02x", bytes[i]);
+      out << (i ? "" : " ") << hex;
+    }
+    out << '\n';
+  }
+  return out.str();
+}
+
+void restoreLibraryChoices(const std::string &text) {
+  std::istringstream in(text);
+  for (std::string line; std::getline(in, line);) {
+    std::istringstream l(line);
+    int32_t dtype, precision;
+    int64_t batch, m, n, k;
+    bool tA, tB, bB;
+    std::string api, hex;
+    if (!(l >> dtype >> batch >> m >> n >> k >> tA >> tB >> precision >> bB >>
+          api >> hex) ||
+        hex.size() != 2 * sizeof(cublasLtMatmulAlgo_t))
+      continue;
+    Choice c{api == "cublas", {}};
+    unsigned char *bytes = reinterpret_cast<unsigned char *>(&c.algo);
+    for (size_t i = 0; i < sizeof c.algo; ++i)
+      bytes[i] = uint8_t(std::strtoul(hex.substr(2 * i, 2).c_str(), nullptr, 16));
+    seeded[std::make_tuple(dtype, batch, m, n, k, tA, tB, precision, bB)] = c;
+  }
+}
+
+} // namespace rankc::rt
 
 extern "C" {
 

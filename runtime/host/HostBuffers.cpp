@@ -38,6 +38,10 @@ std::string describeCollectives() {
 }
 bool deviceCollectivesRun() { return false; }
 // Generated host code is its own fastest replay.
+// The host's GEMMs choose nothing at run time.
+std::string libraryChoices() { return ""; }
+void restoreLibraryChoices(const std::string &) {}
+
 bool stepsReplayable(std::string &whyNot) {
   whyNot = "host code: nothing to record";
   return false;
