@@ -121,6 +121,7 @@ struct Plan {
   bool f64 = false, transA = false, transB = false, broadcastB = false,
        exact = true;
   bool legacy = false; // cuBLAS's API timed faster than cuBLASLt's choices
+  int choice = 0;       // the candidate `algo` is
   std::string name; // for --kernel-stats
   bool named = false;
 };
@@ -148,6 +149,8 @@ std::map<PlanKey, Plan> plans;
 /// cuBLASLt's algorithm as its bytes.
 struct Choice {
   bool legacy;
+  int index; // among the heuristic's candidates, which are the same list
+             // for the same GPU and library
   cublasLtMatmulAlgo_t algo;
 };
 std::map<PlanKey, Choice> seeded;
@@ -256,13 +259,19 @@ void tune(Plan &p, int64_t a, int64_t b, size_t cBytes, const void *alpha,
       p.legacy = true;
       return;
     }
-    for (int i = 0; i < p.found; ++i)
-      if (!s->second.legacy &&
-          !std::memcmp(&p.candidates[i].algo, &s->second.algo,
-                       sizeof(cublasLtMatmulAlgo_t))) {
-        p.algo = p.candidates[i].algo;
-        return;
-      }
+    // The same algorithm, else the same place in the heuristic's list.
+    const Choice &c = s->second;
+    int same = -1;
+    for (int i = 0; i < p.found && same < 0 && !c.legacy; ++i)
+      if (!std::memcmp(&p.candidates[i].algo, &c.algo, sizeof c.algo))
+        same = i;
+    if (same < 0 && !c.legacy && c.index >= 0 && c.index < p.found)
+      same = c.index;
+    if (same >= 0) {
+      p.algo = p.candidates[same].algo;
+      p.choice = same;
+      return;
+    }
     // (Another GPU or library: not among the candidates; time them.)
   }
   if (p.found < 2 && !legacy)
@@ -291,6 +300,7 @@ void tune(Plan &p, int64_t a, int64_t b, size_t cBytes, const void *alpha,
     if (i == 0 || ms < best) {
       best = ms;
       p.algo = algo;
+      p.choice = i;
     }
   }
   if (legacy) {
@@ -323,7 +333,7 @@ std::string libraryChoices() {
     auto [dtype, batch, m, n, k, tA, tB, precision, bB] = key;
     out << dtype << ' ' << batch << ' ' << m << ' ' << n << ' ' << k << ' '
         << tA << ' ' << tB << ' ' << precision << ' ' << bB << ' '
-        << (p.legacy ? "cublas" : "cublasLt");
+        << (p.legacy ? "cublas" : "cublasLt") << ' ' << p.choice;
     const unsigned char *bytes =
         reinterpret_cast<const unsigned char *>(&p.algo);
     char hex[3];
@@ -344,11 +354,12 @@ void restoreLibraryChoices(const std::string &text) {
     int64_t batch, m, n, k;
     bool tA, tB, bB;
     std::string api, hex;
+    int index;
     if (!(l >> dtype >> batch >> m >> n >> k >> tA >> tB >> precision >> bB >>
-          api >> hex) ||
+          api >> index >> hex) ||
         hex.size() != 2 * sizeof(cublasLtMatmulAlgo_t))
       continue;
-    Choice c{api == "cublas", {}};
+    Choice c{api == "cublas", index, {}};
     unsigned char *bytes = reinterpret_cast<unsigned char *>(&c.algo);
     for (size_t i = 0; i < sizeof c.algo; ++i)
       bytes[i] = uint8_t(std::strtoul(hex.substr(2 * i, 2).c_str(), nullptr, 16));
