@@ -9,14 +9,17 @@ Exports the model's data-parallel step with AdamW (scripts/export_torch.py),
 compiles it and runs `launch --steps N --metrics` twice in one call: plain,
 and with `--checkpoint-every K --checkpoint-dir`. Prints the median step
 time of each run, the median of the steps right after a checkpoint, the
-checkpoint's own time (launch's line: written and synced, all ranks, after
-the step) and the size a rank writes."""
+checkpoint's times (launch's line: committed how long after its step and
+while how many more steps ran, its files being written on a thread), the
+size a rank writes, the steps that ran meanwhile, and what the checkpoints
+cost the whole run (its wall time against the plain run's)."""
 import json
 import os
 import re
 import statistics
 import subprocess
 import sys
+import time
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 
@@ -43,24 +46,37 @@ def main():
     if "--prepare-only" in args:
         return
     launch = os.path.join(exe, "launch")
-    times = {}
+    times, walls = {}, {}
     for name, extra in (("plain", []), ("checkpointing", ["--checkpoint-every", str(every),
                                                           "--checkpoint-dir",
                                                           os.path.join(work, "ck")])):
         metrics = os.path.join(work, name + ".jsonl")
+        begin = time.time()
         out = subprocess.run([launch, "--steps", str(steps), "--metrics", metrics] + extra,
                              check=True, capture_output=True, text=True).stdout
+        walls[name] = time.time() - begin
         rows = [json.loads(line) for line in open(metrics)]
         times[name] = [r["step_s"] for r in rows]
-        written = [float(m.group(1)) for m in re.finditer(r"written in ([0-9.]+) s", out)]
-        size = re.findall(r"\(([0-9.]+) MB a rank\)", out)
-        if written:
-            after = [times[name][k] for k in range(every, steps, every)]
-            print(f"checkpoint: {statistics.median(written) * 1e3:.1f} ms (median of "
-                  f"{len(written)}), {size[0]} MB a rank; the step after it "
-                  f"{statistics.median(after) * 1e3:.2f} ms")
+        lines = re.findall(r"written in ([0-9.]+) s \(([0-9.]+) MB a rank; "
+                           r"written while ([0-9]+) more steps ran\)", out)
+        if lines:
+            written = [float(w) for w, _, _ in lines]
+            behind = [int(b) for _, _, b in lines]
+            overlapped = [w for w, b in zip(written, behind) if b > 0] or written
+            # The steps that ran while a checkpoint was written.
+            during = [times[name][k + j] for k in range(every, steps, every)
+                      for j in range(max(behind)) if k + j < steps]
+            print(f"checkpoint: {len(lines)} of {lines[0][1]} MB a rank, each committed "
+                  f"{statistics.median(overlapped) * 1e3:.1f} ms after its step (median), "
+                  f"while {max(behind)} more steps ran; those steps' median "
+                  f"{statistics.median(during) * 1e3:.2f} ms")
+            if behind[-1] == 0:  # the run's last: written before the run ends
+                print(f"the last checkpoint, written with no step after it: "
+                      f"{written[-1] * 1e3:.1f} ms")
+            print(f"checkpoint's cost to the run: "
+                  f"{(walls[name] - walls['plain']) / len(lines) * 1e3:.1f} ms each "
+                  f"(whole runs: {walls['plain']:.2f} s plain, {walls[name]:.2f} s)")
         print(f"{name}: median step {statistics.median(times[name][2:]) * 1e3:.2f} ms")
-
 
 if __name__ == "__main__":
     main()

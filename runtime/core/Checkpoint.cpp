@@ -9,12 +9,17 @@
 #include <mpi.h>
 
 #include <algorithm>
+#include <chrono>
+#include <array>
+#include <atomic>
 #include <cinttypes>
 #include <cstdio>
 #include <cstring>
 #include <filesystem>
 #include <fstream>
+#include <memory>
 #include <sstream>
+#include <thread>
 #include <vector>
 
 #include <csignal>
@@ -30,17 +35,17 @@ namespace {
 
 /// zlib's CRC-32 (Python's zlib.crc32), so that anyone can check a file.
 uint32_t crc32(const char *data, size_t n, uint32_t crc = 0) {
-  static uint32_t table[256];
-  static bool made = false;
-  if (!made) {
+  // (Made once, thread-safely: the checkpoint writer thread uses it too.)
+  static const std::array<uint32_t, 256> table = [] {
+    std::array<uint32_t, 256> t{};
     for (uint32_t i = 0; i < 256; ++i) {
       uint32_t c = i;
       for (int k = 0; k < 8; ++k)
         c = c & 1 ? 0xEDB88320u ^ (c >> 1) : c >> 1;
-      table[i] = c;
+      t[i] = c;
     }
-    made = true;
-  }
+    return t;
+  }();
   crc = ~crc;
   for (size_t i = 0; i < n; ++i)
     crc = table[(crc ^ uint8_t(data[i])) & 0xff] ^ (crc >> 8);
@@ -124,22 +129,65 @@ std::vector<std::pair<int64_t, fs::path>> completeCheckpoints(
 /// The test suite's way to kill a rank in the middle of writing a
 /// checkpoint (RANKC_KILL_IN_CHECKPOINT=RANK:STEP): its files written, not
 /// its manifest.
-void killIfAsked(int64_t steps) {
+void killIfAsked(int rank, int64_t steps) {
   const char *spec = std::getenv("RANKC_KILL_IN_CHECKPOINT");
-  if (spec && std::to_string(session().rank) + ":" + std::to_string(steps) == spec)
+  if (spec && std::to_string(rank) + ":" + std::to_string(steps) == spec)
     ::kill(::getpid(), SIGKILL);
 }
 
-void saveRank(const std::string &folder, int64_t steps) {
-  std::string dir = rankFolder(folder);
-  makeFolders(dir);
+namespace {
+/// A rank's carried values on the host at a step boundary, and what its
+/// manifest says: all that writing a checkpoint needs, so that the writing
+/// (files, fsync) can go on while the next steps run.
+struct Snapshot {
+  struct Value {
+    std::string id;
+    int dtype;
+    std::vector<int64_t> shape;
+    std::vector<char> data;
+  };
+  std::vector<Value> values;
+  std::string choices, head; // GEMM choices; the manifest's first fields
+  int64_t steps = 0;
+  int rank = 0;
+};
+
+Snapshot takeSnapshot(int64_t steps) {
+  Snapshot snap;
+  const Session &s = session();
+  for (size_t i : s.carried()) {
+    const TensorInfo &t = s.program.inputs[i];
+    Snapshot::Value v{t.id, t.dtype, t.shape, std::vector<char>(t.bytes() + 1)};
+    copyToHost(v.data.data(), s.carriedValue(i), t.bytes());
+    snap.values.push_back(std::move(v));
+  }
+  // What the GEMM libraries chose by timing (CUDA), so that a resumed
+  // process chooses the same and computes the same bits.
+  snap.choices = libraryChoices();
+  snap.head = "{\"format\": \"rankc-checkpoint\", \"fingerprint\": \"" +
+              s.program.fingerprint + "\", \"world_size\": " +
+              std::to_string(s.worldSize) + ", \"program\": \"" +
+              s.program.program + "\", \"rank\": " + std::to_string(s.rank) +
+              ", \"step\": " + std::to_string(steps);
+  snap.steps = steps;
+  snap.rank = s.rank;
+  return snap;
+}
+
+/// Writes a snapshot into `folder/rank<r>/`, each file synced, the
+/// manifest last. Files only: no MPI, no device, no session (it may run on
+/// the writer thread). Raises an Error on failure.
+void writeSnapshot(const Snapshot &snap, const std::string &folder) {
+  std::string dir = folder + "/rank" + std::to_string(snap.rank);
+  std::error_code ec;
+  fs::create_directories(dir, ec);
+  if (ec)
+    raise("checkpoint '%s': cannot create '%s': %s", folder.c_str(),
+          dir.c_str(), ec.message().c_str());
   std::string values;
-  for (size_t i : session().carried()) {
-    const TensorInfo &t = session().program.inputs[i];
-    std::vector<char> host(t.bytes() + 1);
-    copyToHost(host.data(), session().carriedValue(i), t.bytes());
-    std::string file = t.id + ".npy", path = dir + "/" + file, error;
-    if (!npy::write(path, t.dtype, t.shape, host.data(), error))
+  for (const Snapshot::Value &v : snap.values) {
+    std::string file = v.id + ".npy", path = dir + "/" + file, error;
+    if (!npy::write(path, v.dtype, v.shape, v.data.data(), error))
       raise("checkpoint '%s': %s", folder.c_str(), error.c_str());
     sync(path);
     std::string bytes;
@@ -150,32 +198,30 @@ void saveRank(const std::string &folder, int64_t steps) {
     snprintf(line, sizeof line,
              "%s\n  {\"name\": \"%s\", \"file\": \"%s\", \"bytes\": %zu, "
              "\"crc32\": %" PRIu32 "}",
-             values.empty() ? "" : ",", t.id.c_str(), file.c_str(),
+             values.empty() ? "" : ",", v.id.c_str(), file.c_str(),
              bytes.size(), crc32(bytes.data(), bytes.size()));
     values += line;
   }
-  // What the GEMM libraries chose by timing (CUDA), so that a resumed
-  // process chooses the same and computes the same bits.
-  std::string choices = libraryChoices(), library;
-  if (!choices.empty()) {
-    std::string path = dir + "/gemm_choices.txt";
-    writeText(path, choices);
+  std::string library;
+  if (!snap.choices.empty()) {
+    writeText(dir + "/gemm_choices.txt", snap.choices);
     char line[256];
     snprintf(line, sizeof line,
              ",\n \"gemm_choices\": {\"file\": \"gemm_choices.txt\", "
              "\"bytes\": %zu, \"crc32\": %" PRIu32 "}",
-             choices.size(), crc32(choices.data(), choices.size()));
+             snap.choices.size(),
+             crc32(snap.choices.data(), snap.choices.size()));
     library = line;
   }
-  std::string manifest =
-      "{\"format\": \"rankc-checkpoint\", \"fingerprint\": \"" + session().program.fingerprint +
-      "\", \"world_size\": " + std::to_string(session().worldSize) +
-      ", \"program\": \"" + session().program.program + "\", \"rank\": " +
-      std::to_string(session().rank) + ", \"step\": " + std::to_string(steps) +
-      library + ",\n \"values\": [" + values + "\n]}\n";
-  killIfAsked(steps);
-  writeText(dir + "/manifest.json", manifest);
+  killIfAsked(snap.rank, snap.steps);
+  writeText(dir + "/manifest.json",
+            snap.head + library + ",\n \"values\": [" + values + "\n]}\n");
   sync(dir);
+}
+} // namespace
+
+void saveRank(const std::string &folder, int64_t steps) {
+  writeSnapshot(takeSnapshot(steps), folder);
 }
 
 void loadRank(const std::string &folder) {
@@ -262,54 +308,128 @@ void loadRank(const std::string &folder) {
   session().setStepsDone(steps);
 }
 
-std::string writeCheckpoint(const CheckpointPolicy &policy, int64_t steps) {
-  std::string k = std::to_string(steps);
-  std::string stage = policy.dir + "/.staging-step" + k;
-  std::string done = policy.dir + "/step" + k;
+namespace {
+/// A checkpoint being written: the snapshot was taken at its step
+/// boundary, the files are written by a thread while the next steps run.
+struct Pending {
+  CheckpointPolicy policy;
+  Snapshot snap;
+  std::thread writer;
+  std::atomic<bool> done{false};
+  std::string error; // the writer's, if it failed
+  double begin = 0;
+};
+std::unique_ptr<Pending> pending;
+
+std::string stageFolder(const CheckpointPolicy &policy, int64_t steps) {
+  return policy.dir + "/.staging-step" + std::to_string(steps);
+}
+
+/// Every rank's files are written and synced: rank 0 writes the top
+/// manifest, renames the staging folder into place (a checkpoint exists
+/// whole or not at all), removes the oldest complete ones beyond `keep`
+/// and any staging a killed run left. Collective.
+std::string commit(Pending &p) {
+  const Session &s = session();
+  std::string k = std::to_string(p.snap.steps);
+  std::string stage = stageFolder(p.policy, p.snap.steps);
+  std::string done = p.policy.dir + "/step" + k;
   std::error_code ec;
-  double begin = now();
-  if (session().rank == 0) {
-    makeFolders(policy.dir);
-    fs::remove_all(stage, ec); // a killed run's
-  }
-  checkMpi(MPI_Barrier(session().comm), "MPI_Barrier");
-  saveRank(stage, steps);
-  checkMpi(MPI_Barrier(session().comm), "MPI_Barrier"); // every rank's files synced
-  if (session().rank == 0) {
+  checkMpi(MPI_Barrier(s.comm), "MPI_Barrier"); // every rank's files synced
+  if (s.rank == 0) {
     writeText(stage + "/manifest.json",
               "{\"format\": \"rankc-checkpoint\", \"fingerprint\": \"" +
-                  session().program.fingerprint + "\", \"world_size\": " +
-                  std::to_string(session().worldSize) + ", \"step\": " + k + "}\n");
+                  s.program.fingerprint + "\", \"world_size\": " +
+                  std::to_string(s.worldSize) + ", \"step\": " + k + "}\n");
     sync(stage);
     fs::remove_all(done, ec); // (a resumed run saving the same step again)
     if (std::rename(stage.c_str(), done.c_str()) != 0)
       fail("cannot move checkpoint '%s' into place: %s", stage.c_str(),
            strerror(errno));
-    sync(policy.dir);
+    sync(p.policy.dir);
     // Staging left by killed runs, and the oldest complete checkpoints
     // beyond `keep` (never the one just written: a run that started over
     // writes steps below those an earlier run left) go.
-    for (const auto &entry : fs::directory_iterator(policy.dir, ec))
+    for (const auto &entry : fs::directory_iterator(p.policy.dir, ec))
       if (entry.path().filename().string().rfind(".staging-step", 0) == 0)
         fs::remove_all(entry.path(), ec);
-    auto complete = completeCheckpoints(policy.dir);
+    auto complete = completeCheckpoints(p.policy.dir);
     size_t left = complete.size();
-    for (size_t i = 0; i < complete.size() && left > size_t(policy.keep); ++i)
-      if (complete[i].first != steps) {
+    for (size_t i = 0; i < complete.size() && left > size_t(p.policy.keep); ++i)
+      if (complete[i].first != p.snap.steps) {
         fs::remove_all(complete[i].second, ec);
         --left;
       }
   }
-  checkMpi(MPI_Barrier(session().comm), "MPI_Barrier");
-  if (session().rank == 0) {
+  checkMpi(MPI_Barrier(s.comm), "MPI_Barrier");
+  if (s.rank == 0) {
     uintmax_t bytes = 0;
     for (const auto &entry : fs::directory_iterator(done + "/rank0", ec))
       bytes += fs::file_size(entry.path(), ec);
-    printf("launch: checkpoint %s written in %.3f s (%.1f MB a rank)\n",
-           done.c_str(), now() - begin, double(bytes) / 1e6);
+    printf("launch: checkpoint %s written in %.3f s (%.1f MB a rank; "
+           "written while %lld more steps ran)\n",
+           done.c_str(), now() - p.begin, double(bytes) / 1e6,
+           (long long)(s.stepsDone() - p.snap.steps));
     fflush(stdout);
   }
   return done;
+}
+} // namespace
+
+void beginCheckpoint(const CheckpointPolicy &policy, int64_t steps) {
+  finishCheckpoint(/*wait=*/true); // one at a time
+  const Session &s = session();
+  auto p = std::make_unique<Pending>();
+  p->policy = policy;
+  p->begin = now();
+  std::string stage = stageFolder(policy, steps);
+  if (s.rank == 0) {
+    makeFolders(policy.dir);
+    std::error_code ec;
+    fs::remove_all(stage, ec); // a killed run's
+  }
+  checkMpi(MPI_Barrier(s.comm), "MPI_Barrier");
+  // From the GPU the values come to the host here, at the step boundary;
+  // the files are written while the next steps run.
+  p->snap = takeSnapshot(steps);
+  Pending *raw = p.get();
+  p->writer = std::thread([raw, stage] {
+    try {
+      // The test suite's way to make a write outlast steps
+      // (RANKC_CHECKPOINT_WRITE_DELAY_MS), as a slow file system would.
+      if (const char *ms = std::getenv("RANKC_CHECKPOINT_WRITE_DELAY_MS"))
+        std::this_thread::sleep_for(std::chrono::milliseconds(std::atol(ms)));
+      writeSnapshot(raw->snap, stage);
+    } catch (const Error &e) {
+      raw->error = e.what();
+    }
+    raw->done = true;
+  });
+  pending = std::move(p);
+}
+
+std::string finishCheckpoint(bool wait) {
+  if (!pending)
+    return "";
+  if (wait)
+    pending->writer.join();
+  // Every rank decides alike: commit once all have written their files.
+  int mine = pending->done ? 1 : 0, all = 0;
+  checkMpi(MPI_Allreduce(&mine, &all, 1, MPI_INT, MPI_MIN, session().comm),
+           "MPI_Allreduce (checkpoint written)");
+  if (!all)
+    return "";
+  if (pending->writer.joinable())
+    pending->writer.join();
+  std::unique_ptr<Pending> p = std::move(pending);
+  if (!p->error.empty())
+    fail("%s", p->error.c_str());
+  return commit(*p);
+}
+
+std::string writeCheckpoint(const CheckpointPolicy &policy, int64_t steps) {
+  beginCheckpoint(policy, steps);
+  return finishCheckpoint(/*wait=*/true);
 }
 
 std::string latestCheckpoint(const std::string &dir) {

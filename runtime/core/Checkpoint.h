@@ -40,6 +40,15 @@ struct CheckpointPolicy {
 /// staging folder a killed run left. Returns DIR/step<k>.
 std::string writeCheckpoint(const CheckpointPolicy &policy, int64_t steps);
 
+/// The same, overlapped with the next steps: the values are copied to the
+/// host now (the step boundary) and a thread writes and syncs the files;
+/// finishCheckpoint, called by every rank at every step boundary after,
+/// commits it (the rename) once every rank's thread is done, or waits for
+/// it with `wait`. Returns DIR/step<k> when it committed, else "".
+/// Collective, as writeCheckpoint; one checkpoint in flight at a time.
+void beginCheckpoint(const CheckpointPolicy &policy, int64_t steps);
+std::string finishCheckpoint(bool wait);
+
 /// DIR/step<k> of the complete checkpoint with the most steps, or "".
 std::string latestCheckpoint(const std::string &dir);
 

@@ -281,8 +281,14 @@ int run(int argc, char **argv) {
     checkMpi(MPI_Allreduce(&signal, &any, 1, MPI_INT, MPI_MAX, session.comm),
              "MPI_Allreduce");
     bool last = s + 1 == steps;
-    if (any || (checkpoints.every && (s + 1) % checkpoints.every == 0 && !last))
+    // A checkpoint written while this step ran is committed now (or, when
+    // stopping, waited for); a new one is taken at this boundary and
+    // written while the next steps run.
+    finishCheckpoint(/*wait=*/any != 0);
+    if (any)
       writeCheckpoint(checkpoints, s + 1);
+    else if (checkpoints.every && (s + 1) % checkpoints.every == 0 && !last)
+      beginCheckpoint(checkpoints, s + 1);
     if (any) {
       if (rank == 0) {
         printf("launch: stopped by %s after step %lld; checkpoint %s/step%lld "
@@ -296,6 +302,8 @@ int run(int argc, char **argv) {
     }
   }
   monitoring.finish();
+  if (!checkpoints.dir.empty())
+    finishCheckpoint(/*wait=*/true);
   // The last step's too, when it falls on the period.
   if (checkpoints.every && steps % checkpoints.every == 0)
     writeCheckpoint(checkpoints, steps);
