@@ -52,6 +52,17 @@ bool parseMessageLine(const std::string &kind, std::istringstream &l,
   return true;
 }
 
+/// Calls `each(kind, rest)` for every line of a manifest.
+template <typename Each> void forEachLine(const char *text, Each each) {
+  std::istringstream in(text);
+  for (std::string line; std::getline(in, line);) {
+    std::istringstream l(line);
+    std::string kind;
+    l >> kind;
+    each(kind, l);
+  }
+}
+
 TensorInfo parseTensor(const std::string &kind, std::istringstream &l) {
   TensorInfo t;
   int index, r;
@@ -75,14 +86,9 @@ TensorInfo parseTensor(const std::string &kind, std::istringstream &l) {
 
 void Manifest::parse(const char *text) {
   *this = Manifest();
-  std::istringstream in(text);
-  std::string line;
-  while (std::getline(in, line)) {
-    std::istringstream l(line);
-    std::string kind;
-    l >> kind;
+  forEachLine(text, [&](const std::string &kind, std::istringstream &l) {
     if (parseMessageLine(kind, l, events))
-      continue;
+      return;
     if (kind == "accumulate") {
       l >> accumulate;
     } else if (kind == "fingerprint") {
@@ -113,19 +119,14 @@ void Manifest::parse(const char *text) {
       l >> index >> node >> what;
       checks.push_back({node, what == "rem"});
     }
-  }
+  });
 }
 
 void Manifest::parseMicroStep(const char *text) {
   microEvents.clear();
-  std::istringstream in(text);
-  std::string line;
-  while (std::getline(in, line)) {
-    std::istringstream l(line);
-    std::string kind;
-    l >> kind;
+  forEachLine(text, [&](const std::string &kind, std::istringstream &l) {
     parseMessageLine(kind, l, microEvents);
-  }
+  });
 }
 
 bool Manifest::runsOn(int r, std::string &list) const {
