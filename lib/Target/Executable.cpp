@@ -230,6 +230,9 @@ LogicalResult writePrograms(ModuleOp module, StringRef out,
       ctx->getOrLoadDialect(dialect);
   }
   std::vector<OwningOpRef<ModuleOp>> programs, microSteps;
+  // What each program's step (and micro-step) allocates, from its lowering
+  // (rankc-step-memory), for plan.json.
+  std::vector<DictionaryAttr> memory(names.size()), microMemory(names.size());
   for (const std::string &name : names) {
     programs.push_back(extractProgram(module, name));
     microSteps.push_back(extractMicroStep(module, name));
@@ -243,6 +246,7 @@ LogicalResult writePrograms(ModuleOp module, StringRef out,
     buildLowering(pm, options);
     if (failed(runVerifyingOnce(pm, program, &t)))
       return failure();
+    memory[i] = program->getAttrDictionary();
     SmallString<256> object(stage), binary(stage);
     llvm::sys::path::append(object, name);
     if (lib)
@@ -262,6 +266,7 @@ LogicalResult writePrograms(ModuleOp module, StringRef out,
       buildLowering(mpm, options);
       if (failed(runVerifyingOnce(mpm, *micro, &m)))
         return failure();
+      microMemory[i] = (*micro)->getAttrDictionary();
       prefixMicroStepSymbols(*micro);
       FailureOr<std::vector<std::string>> more =
           emitObjects(*micro, (object + ".micro").str(), m, options.cpu);
@@ -290,6 +295,10 @@ LogicalResult writePrograms(ModuleOp module, StringRef out,
   };
   if (failed(buildInParallel(ctx, names.size(), build)))
     return failure();
+  // (Set here, on one thread, where writePlan reads them.)
+  for (size_t i = 0; i < names.size(); ++i)
+    if (auto fn = module.lookupSymbol<func::FuncOp>(names[i]))
+      setPlannedMemory(fn, memory[i], microMemory[i]);
   std::string plan;
   llvm::raw_string_ostream planOs(plan);
   if (failed(writePlan(module, planOs)) ||

@@ -124,6 +124,69 @@ static llvm::json::Array partsJson(func::FuncOp fn, SymbolTable &symbols) {
   return parts;
 }
 
+namespace {
+constexpr llvm::StringLiteral kPlannedMemory = "rankc.planned_memory";
+
+int64_t integer(DictionaryAttr d, StringRef key) {
+  auto a = d ? d.getAs<IntegerAttr>(key) : IntegerAttr();
+  return a ? a.getInt() : 0;
+}
+
+/// Bytes of the runtime's input buffers: one per argument of the program
+/// (inputs, parameters, state, optimizer state), for the whole run.
+int64_t inputBytes(func::FuncOp fn) {
+  int64_t sum = 0;
+  for (Type t : fn.getArgumentTypes())
+    if (auto shaped = dyn_cast<ShapedType>(t); shaped && shaped.hasStaticShape())
+      sum += shaped.getNumElements() *
+             ((shaped.getElementTypeBitWidth() + 7) / 8);
+  return sum;
+}
+
+/// plan.json's `memory` of a built program: its inputs, what a step
+/// allocates from the step arena (nothing is freed before the step ends,
+/// and two steps' arenas are live: the last step's holds the values
+/// carried into this one), and so the planned peak of the buffers.
+llvm::json::Object memoryJson(func::FuncOp fn, DictionaryAttr planned) {
+  auto step = planned.getAs<DictionaryAttr>("step");
+  auto micro = planned.getAs<DictionaryAttr>("micro_step");
+  int64_t host = integer(step, "rankc.step_host_bytes"),
+          device = integer(step, "rankc.step_device_bytes");
+  bool onDevice = device > 0;
+  int64_t stepBytes = onDevice ? device : host;
+  int64_t microBytes =
+      micro ? integer(micro, onDevice ? "rankc.step_device_bytes"
+                                      : "rankc.step_host_bytes")
+            : stepBytes;
+  int64_t inputs = inputBytes(fn);
+  llvm::json::Object m{{"buffers", onDevice ? "device" : "host"},
+                       {"inputs_bytes", inputs},
+                       {"step_bytes", stepBytes},
+                       {"planned_peak_bytes", inputs + stepBytes + microBytes}};
+  if (micro)
+    m["micro_step_bytes"] = microBytes;
+  if (onDevice)
+    m["step_host_bytes"] = host;
+  if ((step && step.get("rankc.step_bytes_dynamic")) ||
+      (micro && micro.get("rankc.step_bytes_dynamic")))
+    m["lower_bound"] = true; // an allocation of a dynamic size or in a loop
+  return m;
+}
+} // namespace
+
+void setPlannedMemory(func::FuncOp program, DictionaryAttr step,
+                      DictionaryAttr microStep) {
+  if (!step)
+    return;
+  SmallVector<NamedAttribute, 2> entries = {
+      NamedAttribute(StringAttr::get(program.getContext(), "step"), step)};
+  if (microStep)
+    entries.push_back(NamedAttribute(
+        StringAttr::get(program.getContext(), "micro_step"), microStep));
+  program->setAttr(kPlannedMemory,
+                   DictionaryAttr::get(program.getContext(), entries));
+}
+
 LogicalResult writePlan(ModuleOp module, llvm::raw_ostream &os) {
   int64_t ws =
       module->getAttrOfType<IntegerAttr>(comm::CommDialect::kWorldSize).getInt();
@@ -149,6 +212,8 @@ LogicalResult writePlan(ModuleOp module, llvm::raw_ostream &os) {
               comm::CommDialect::kMicroStepOf);
           of && of.getValue() == fn.getName())
         program["micro_step_parts"] = partsJson(micro, symbols);
+    if (auto planned = fn->getAttrOfType<DictionaryAttr>(kPlannedMemory))
+      program["memory"] = memoryJson(fn, planned);
     programs.push_back(std::move(program));
   }
   // The DAG tags in MPI tag order: tag i of this list travels as MPI tag i.

@@ -31,10 +31,13 @@ void *Arena::allocate(size_t bytes) {
   }
   char *p = blocks.back().data + used;
   used += bytes;
+  stepBytes += bytes;
+  peakStep = std::max(peakStep, stepBytes);
   return p;
 }
 
 void Arena::reset() {
+  stepBytes = 0;
   if (blocks.size() > 1) {
     size_t total = reservedBytes;
     release();

@@ -46,6 +46,9 @@ public:
   bool contains(const void *p) const;
   /// Bytes held from the system.
   size_t reserved() const { return reservedBytes; }
+  /// The most bytes handed out between two resets (a step's buffers, as
+  /// plan.json's `step_bytes` counts them, plus carried values moved in).
+  size_t peakStepBytes() const { return peakStep; }
   /// Where the next allocation starts, for a step that is replayed
   /// (StepReplay.cpp) rather than run: its allocations are made again by
   /// setting the mark the recorded run left, so that later ones (a carried
@@ -72,6 +75,7 @@ private:
   std::vector<Block> blocks;
   size_t used = 0; // in blocks.back()
   size_t reservedBytes = 0;
+  size_t stepBytes = 0, peakStep = 0; // since the last reset; the most
 };
 
 /// The two arenas of one kind of memory (host or device) and the copy that

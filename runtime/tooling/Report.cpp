@@ -5,6 +5,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "core/Buffers.h"
+#include "core/Arena.h"
 #include "core/Core.h"
 #include "core/Session.h"
 #include "core/StepReplay.h"
@@ -116,6 +117,8 @@ void writeTrace(const std::string &path) {
 
 // {"buffers", "allreduce", "replay", "steps", "ranks": [{"rank", "wall", "compute", "blocked",
 //  "median": {...}, "max_rss_kb", "buffer_bytes", "device_used_bytes",
+//  "step_bytes_peak" (the most a step took from its arena: plan.json's
+//  memory.step_bytes, plus carried values moved in),
 //  "per_step": [{...}...]}]}:
 // wall is the program's run (all steps), compute its parts, blocked its time
 // in waits (communication left exposed).
@@ -135,11 +138,14 @@ void writeStats(const std::string &path) {
   StepTimes med{median(walls), median(computes), median(blocks)};
   struct rusage usage;
   getrusage(RUSAGE_SELF, &usage);
-  char buf[256];
+  const StepArenas &arenas = programArenas();
+  size_t stepPeak = std::max(arenas.arenas[0].peakStepBytes(),
+                             arenas.arenas[1].peakStepBytes());
+  char buf[320];
   snprintf(buf, sizeof buf,
            ", \"max_rss_kb\": %ld, \"buffer_bytes\": %zu, "
-           "\"device_used_bytes\": %zu",
-           usage.ru_maxrss, bufferBytesHeld(), deviceBytesInUse());
+           "\"device_used_bytes\": %zu, \"step_bytes_peak\": %zu",
+           usage.ru_maxrss, bufferBytesHeld(), deviceBytesInUse(), stepPeak);
   std::string mine = "{\"rank\": " + std::to_string(session().rank) + ", " +
                      timesJson(total) + ", \"median\": {" + timesJson(med) +
                      "}" + buf + ", \"per_step\": [" + perStep + "]}";

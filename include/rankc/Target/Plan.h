@@ -45,6 +45,12 @@ struct BucketInfo {
 /// The buckets of a partitioned module in the order their reductions start.
 std::vector<BucketInfo> readBuckets(mlir::ModuleOp module);
 
+/// Records on a program's function what its lowered step and micro-step
+/// allocate (the module attributes of rankc-step-memory; a null micro-step
+/// without accumulation), for writePlan's `memory`.
+void setPlannedMemory(mlir::func::FuncOp program, mlir::DictionaryAttr step,
+                      mlir::DictionaryAttr microStep);
+
 /// plan.json of a partitioned module.
 mlir::LogicalResult writePlan(mlir::ModuleOp module, llvm::raw_ostream &os);
 

@@ -68,6 +68,8 @@ void rankc::buildCpuLoweringPipeline(mlir::OpPassManager &pm,
   // returned, not one rounded up through inttoptr, so LLVM sees that it is
   // a fresh buffer (noalias, see lib/Target/Executable.cpp) and vectorizes
   // without run-time overlap checks.
+  // What a step allocates, for plan.json (before allocations become calls).
+  pm.addPass(createRankcStepMemory());
   mlir::FinalizeMemRefToLLVMConversionPassOptions memrefToLLVM;
   memrefToLLVM.useGenericFunctions = true;
   memrefToLLVM.useAlignedAlloc = true;

@@ -48,6 +48,8 @@ void rankc::buildCudaLoweringPipeline(mlir::OpPassManager &pm,
   pm.addNestedPass<func::FuncOp>(createGpuAsyncRegionPass());
   // ... except before a GEMM: cuBLAS is queued on the kernels' stream.
   pm.addPass(createRankcGpuStreamOrderedCalls());
+  // What a step allocates, for plan.json (device buffers are gpu.alloc now).
+  pm.addPass(createRankcStepMemory());
   // What is left on the host launches kernels and calls the runtime: -O0.
   pm.addNestedPass<func::FuncOp>(createRankcOptimizeNoneGlue());
 

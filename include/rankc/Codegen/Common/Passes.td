@@ -106,4 +106,20 @@ def RankcSplitGlueFunctions : Pass<"rankc-split-glue-functions", "mlir::ModuleOp
   ];
 }
 
+def RankcStepMemory : Pass<"rankc-step-memory", "mlir::ModuleOp"> {
+  let summary = "Count the bytes a step of the program allocates (plan.json's planned memory)";
+  let description = [{
+    Every buffer the generated code allocates in a step comes from the
+    runtime's step arena (runtime/core/Arena.h), rounded up to its 256-byte
+    alignment, and none is freed before the step ends: a step's arena holds
+    the sum of its allocations. This pass adds them up over the module
+    (memref.alloc: host or, on the CPU, all; gpu.alloc: device) and records
+    the sums on the module as `rankc.step_host_bytes` and
+    `rankc.step_device_bytes`, which `rankc compile` writes into plan.json
+    (each program's `memory`). An allocation of a dynamic size makes the
+    sum a lower bound (`rankc.step_bytes_dynamic`). Run just before the
+    allocations are lowered to calls; it changes nothing else.
+  }];
+}
+
 #endif // RANKC_CODEGEN_COMMON_PASSES_TD

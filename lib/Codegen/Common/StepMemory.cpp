@@ -1,0 +1,72 @@
+//===- StepMemory.cpp - the bytes a step allocates, for plan.json ---------===//
+//
+// What the runtime's step arena will hold (Passes.td says how it is
+// counted). Mirrors runtime/core/Arena.cpp's rounding: keep the two equal.
+//
+//===----------------------------------------------------------------------===//
+
+#include "rankc/Codegen/Common/Passes.h"
+
+#include "mlir/Dialect/GPU/IR/GPUDialect.h"
+#include "mlir/Dialect/MemRef/IR/MemRef.h"
+#include "mlir/IR/BuiltinOps.h"
+#include "mlir/Interfaces/FunctionInterfaces.h"
+
+namespace rankc {
+#define GEN_PASS_DEF_RANKCSTEPMEMORY
+#include "rankc/Codegen/Common/Passes.h.inc"
+} // namespace rankc
+
+using namespace mlir;
+
+namespace {
+
+// runtime/core/Arena.cpp's kAlign: every buffer starts on it.
+constexpr int64_t kArenaAlign = 256;
+
+/// The arena bytes of one allocation of `type`, or -1 if its size is dynamic.
+int64_t arenaBytes(MemRefType type) {
+  if (!type.hasStaticShape())
+    return -1;
+  int64_t bits = type.getElementTypeBitWidth();
+  int64_t bytes = std::max<int64_t>(type.getNumElements() * ((bits + 7) / 8), 1);
+  return (bytes + kArenaAlign - 1) / kArenaAlign * kArenaAlign;
+}
+
+struct StepMemoryPass
+    : public rankc::impl::RankcStepMemoryBase<StepMemoryPass> {
+  void runOnOperation() override {
+    ModuleOp module = getOperation();
+    int64_t host = 0, device = 0;
+    bool dynamic = false;
+    auto count = [&](MemRefType type, int64_t &sum) {
+      int64_t bytes = arenaBytes(type);
+      if (bytes < 0)
+        dynamic = true;
+      else
+        sum += bytes;
+    };
+    // (Device code allocates nothing itself: gpu.module bodies are skipped.)
+    module.walk<WalkOrder::PreOrder>([&](Operation *op) {
+      if (isa<gpu::GPUModuleOp>(op))
+        return WalkResult::skip();
+      if (!isa<memref::AllocOp, gpu::AllocOp>(op))
+        return WalkResult::advance();
+      // Inside a loop an allocation happens as often as the loop runs.
+      if (!isa<FunctionOpInterface>(op->getParentOp()))
+        dynamic = true;
+      if (auto alloc = dyn_cast<memref::AllocOp>(op))
+        count(alloc.getType(), host);
+      else
+        count(cast<gpu::AllocOp>(op).getMemref().getType(), device);
+      return WalkResult::advance();
+    });
+    Builder b(module.getContext());
+    module->setAttr("rankc.step_host_bytes", b.getI64IntegerAttr(host));
+    module->setAttr("rankc.step_device_bytes", b.getI64IntegerAttr(device));
+    if (dynamic)
+      module->setAttr("rankc.step_bytes_dynamic", b.getUnitAttr());
+  }
+};
+
+} // namespace
