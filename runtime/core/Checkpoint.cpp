@@ -226,7 +226,8 @@ void saveRank(const std::string &folder, int64_t steps) {
 
 void loadRank(const std::string &folder) {
   std::string dir = rankFolder(folder), text;
-  std::string where = "rank" + std::to_string(session().rank) + "/manifest.json";
+  const std::string mine = "rank" + std::to_string(session().rank);
+  std::string where = mine + "/manifest.json";
   const char *f = folder.c_str();
   if (!readFile(dir + "/manifest.json", text))
     raise("checkpoint '%s' is incomplete or not a checkpoint: it has no %s",
@@ -274,7 +275,7 @@ void loadRank(const std::string &folder) {
       raise("checkpoint '%s': %s has no value '%s', which the program "
             "carries",
             f, where.c_str(), t.id.c_str());
-    std::string rel = "rank" + std::to_string(session().rank) + "/" + e->file, bytes;
+    std::string rel = mine + "/" + e->file, bytes;
     if (!readFile(dir + "/" + e->file, bytes))
       raise("checkpoint '%s': file '%s' is missing", f, rel.c_str());
     if (bytes.size() != e->bytes)
@@ -292,9 +293,7 @@ void loadRank(const std::string &folder) {
     session().restore(i, host.data());
   }
   if (!choicesLine.empty()) {
-    std::string rel = "rank" + std::to_string(session().rank) + "/" +
-                      field(choicesLine, "file"),
-                text;
+    std::string rel = mine + "/" + field(choicesLine, "file"), text;
     if (!readFile(folder + "/" + rel, text))
       raise("checkpoint '%s': file '%s' is missing", f, rel.c_str());
     size_t bytes = std::strtoull(field(choicesLine, "bytes").c_str(), nullptr, 10);

@@ -101,8 +101,9 @@ void Session::step() {
       setInput(i, value);
     }
   // Carried values that live in the arena this step reuses move first.
+  const std::vector<size_t> carriedInputs = carried();
   std::vector<std::pair<void **, size_t>> moving;
-  for (size_t i : carried())
+  for (size_t i : carriedInputs)
     moving.push_back({&current[i], inputs[i].bytes()});
   beginStepArenas(programArenas(), step, moving);
 
@@ -124,7 +125,7 @@ void Session::step() {
   if (tracing)
     trace.push_back({"step " + std::to_string(step), "step", begin, end});
   currentStep = nullptr;
-  for (size_t i : carried())
+  for (size_t i : carriedInputs)
     current[i] = outputAt[inputs[i].stateOf];
 }
 
