@@ -91,6 +91,15 @@ void rankc_rt_index_error(int32_t check, int64_t index, int64_t bound);
  * and ends the run as rankc_rt_index_error would. (`() -> memref<?xi8>`
  * with llvm.emit_c_interface, as rankc_rt_input.) */
 void _mlir_ciface_rankc_rt_index_record(struct rankc_byte_memref *result);
+/* The block a step function's memory plan places its buffers in
+ * (rankc-plan-buffers: every buffer that does not outlive the call, at an
+ * offset; dead ones' bytes reused), at least `bytes` long, in the memory
+ * generated code uses. The same block every call while no caller asks for
+ * more: a larger request gets a new one, and blocks handed out stay
+ * allocated until the run ends (a replayed step keeps its addresses).
+ * (`(i64) -> memref<?xi8>` with llvm.emit_c_interface, as rankc_rt_input.) */
+void _mlir_ciface_rankc_rt_scratch(struct rankc_byte_memref *result,
+                                   int64_t bytes);
 void rankc_rt_part_end(int32_t part);
 
 /* Provided by generated code.

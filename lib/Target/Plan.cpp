@@ -143,10 +143,12 @@ int64_t inputBytes(func::FuncOp fn) {
   return sum;
 }
 
-/// plan.json's `memory` of a built program: its inputs, what a step
-/// allocates from the step arena (nothing is freed before the step ends,
-/// and two steps' arenas are live: the last step's holds the values
-/// carried into this one), and so the planned peak of the buffers.
+/// plan.json's `memory` of a built program: its inputs, the block of its
+/// step's planned buffers (rankc-plan-buffers: reused within the step, one
+/// block for every step and entry, the largest asked for), what a step
+/// still allocates from the step arena (what outlives the step: outputs,
+/// carried values; two steps' arenas are live, the last step's holding the
+/// values carried into this one), and so the planned peak of the buffers.
 llvm::json::Object memoryJson(func::FuncOp fn, DictionaryAttr planned) {
   auto step = planned.getAs<DictionaryAttr>("step");
   auto micro = planned.getAs<DictionaryAttr>("micro_step");
@@ -158,11 +160,15 @@ llvm::json::Object memoryJson(func::FuncOp fn, DictionaryAttr planned) {
       micro ? integer(micro, onDevice ? "rankc.step_device_bytes"
                                       : "rankc.step_host_bytes")
             : stepBytes;
+  int64_t scratch = std::max(integer(step, "rankc.step_scratch_bytes"),
+                             integer(micro, "rankc.step_scratch_bytes"));
   int64_t inputs = inputBytes(fn);
-  llvm::json::Object m{{"buffers", onDevice ? "device" : "host"},
-                       {"inputs_bytes", inputs},
-                       {"step_bytes", stepBytes},
-                       {"planned_peak_bytes", inputs + stepBytes + microBytes}};
+  llvm::json::Object m{
+      {"buffers", onDevice ? "device" : "host"},
+      {"inputs_bytes", inputs},
+      {"scratch_bytes", scratch},
+      {"step_bytes", stepBytes},
+      {"planned_peak_bytes", inputs + scratch + stepBytes + microBytes}};
   if (micro)
     m["micro_step_bytes"] = microBytes;
   if (onDevice)

@@ -62,6 +62,11 @@ void rankc_rt_index_error(int32_t check, int64_t index, int64_t bound) {
        (long long)index, (long long)bound);
 }
 
+void _mlir_ciface_rankc_rt_scratch(rankc_byte_memref *result, int64_t bytes) {
+  void *p = session().scratch(size_t(bytes));
+  *result = {p, p, 0, bytes, 1};
+}
+
 void _mlir_ciface_rankc_rt_index_record(rankc_byte_memref *result) {
   void *p = session().indexRecordBuffer();
   *result = {p, p, 0, 3 * sizeof(int64_t), 1};

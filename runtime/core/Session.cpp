@@ -153,6 +153,16 @@ void *Session::indexRecordBuffer() {
   return indexRecord;
 }
 
+void *Session::scratch(size_t bytes) {
+  // A step function asks at every call, with its plan's fixed size: after
+  // the first steps (never recorded: StepReplay.cpp) the block is there.
+  if (scratchBlocks.empty() || bytes > scratchSize) {
+    scratchBlocks.push_back(allocBuffer(bytes, "the step's planned buffers"));
+    scratchSize = bytes;
+  }
+  return scratchBlocks.back();
+}
+
 void Session::checkIndexRecord() const {
   if (!indexRecord)
     return;
@@ -186,6 +196,10 @@ void Session::finish() {
   if (indexRecord)
     freeBuffer(indexRecord);
   indexRecord = nullptr;
+  for (void *b : scratchBlocks)
+    freeBuffer(b);
+  scratchBlocks.clear();
+  scratchSize = 0;
   current.clear();
   StepArenas &a = programArenas();
   a.arenas[0].release();

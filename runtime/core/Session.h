@@ -97,6 +97,10 @@ public:
   void *inputBuffer(size_t index) const { return current.at(index); }
   void setOutput(size_t index, void *at) { outputAt.at(index) = at; }
   void *indexRecordBuffer();
+  /// rankc_rt_scratch: the step's planned buffers' block.
+  void *scratch(size_t bytes);
+  /// The bytes of the block a step's plan asked for last (the largest).
+  size_t scratchBytes() const { return scratchSize; }
   void partBegin(int32_t part);
   void partEnd(int32_t part);
   /// Ends the run if a kernel met an index out of range in the last step.
@@ -110,6 +114,10 @@ private:
   std::vector<void *> outputAt;     // where the last step left each output
   // rankc_rt_index_record's buffer (GPU kernels' index errors), once asked.
   void *indexRecord = nullptr;
+  // rankc_rt_scratch's blocks: the last is handed out; earlier (smaller)
+  // ones are kept while a recorded step may still use them.
+  std::vector<void *> scratchBlocks;
+  size_t scratchSize = 0;
   std::vector<double> partBegins;
   // Steps done before this process's first (a resumed run's).
   int64_t stepOffset = 0;

@@ -118,7 +118,8 @@ void writeTrace(const std::string &path) {
 // {"buffers", "allreduce", "replay", "steps", "ranks": [{"rank", "wall", "compute", "blocked",
 //  "median": {...}, "max_rss_kb", "buffer_bytes", "device_used_bytes",
 //  "step_bytes_peak" (the most a step took from its arena: plan.json's
-//  memory.step_bytes, plus carried values moved in),
+//  memory.step_bytes, plus carried values moved in), "scratch_bytes" (the
+//  block of the step's planned buffers: plan.json's memory.scratch_bytes),
 //  "per_step": [{...}...]}]}:
 // wall is the program's run (all steps), compute its parts, blocked its time
 // in waits (communication left exposed).
@@ -144,8 +145,10 @@ void writeStats(const std::string &path) {
   char buf[320];
   snprintf(buf, sizeof buf,
            ", \"max_rss_kb\": %ld, \"buffer_bytes\": %zu, "
-           "\"device_used_bytes\": %zu, \"step_bytes_peak\": %zu",
-           usage.ru_maxrss, bufferBytesHeld(), deviceBytesInUse(), stepPeak);
+           "\"device_used_bytes\": %zu, \"step_bytes_peak\": %zu, "
+           "\"scratch_bytes\": %zu",
+           usage.ru_maxrss, bufferBytesHeld(), deviceBytesInUse(), stepPeak,
+           session().scratchBytes());
   std::string mine = "{\"rank\": " + std::to_string(session().rank) + ", " +
                      timesJson(total) + ", \"median\": {" + timesJson(med) +
                      "}" + buf + ", \"per_step\": [" + perStep + "]}";

@@ -30,6 +30,9 @@ void rankc::buildCpuLoweringPipeline(mlir::OpPassManager &pm,
   // erf of f32 as arithmetic that vectorizes (within 1 ulp), not libm calls.
   pm.addNestedPass<mlir::func::FuncOp>(createRankcCpuMathApproximations());
   buildBufferizationPipeline(pm);
+  // A step's buffers reuse the memory of dead ones (a plan per function).
+  if (planBuffersEnabled())
+    pm.addPass(createRankcPlanBuffers());
   // scatter_add's loop nest is an scf.parallel (of atomic adds): it stays
   // on one thread, so that its sums do not depend on the threads' timing.
   if (threads > 1)

@@ -34,6 +34,11 @@ void rankc::buildCudaLoweringPipeline(mlir::OpPassManager &pm,
   // take's and scatter_add's index checks: kernels cannot call the host.
   pm.addPass(createRankcGpuIndexChecks());
   pm.addPass(createRankcGpuDeviceBuffers());
+  // A step's device buffers reuse the memory of dead ones (a plan per
+  // function; kernels and copies run in program order on one stream).
+  if (planBuffersEnabled())
+    pm.addPass(
+        createRankcPlanBuffers(RankcPlanBuffersOptions{/*device=*/true}));
   // Matmuls to cuBLASLt; the rest to generated kernels.
   pm.addPass(createRankcGpuLibraryCalls(
       RankcGpuLibraryCallsOptions{options.precision}));

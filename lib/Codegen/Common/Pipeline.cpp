@@ -5,6 +5,14 @@
 #include "mlir/Dialect/Bufferization/Transforms/Passes.h"
 #include "mlir/Transforms/Passes.h"
 
+#include <cstdlib>
+#include <string_view>
+
+bool rankc::planBuffersEnabled() {
+  const char *env = std::getenv("RANKC_PLAN_BUFFERS");
+  return !env || std::string_view(env) != "0";
+}
+
 void rankc::buildBufferizationPipeline(mlir::OpPassManager &pm) {
   pm.addNestedPass<mlir::func::FuncOp>(
       mlir::bufferization::createEmptyTensorToAllocTensorPass());
@@ -18,6 +26,10 @@ void rankc::buildBufferizationPipeline(mlir::OpPassManager &pm) {
   bufferize.functionBoundaryTypeConversion =
       mlir::bufferization::LayoutMapOption::IdentityLayoutMap;
   pm.addPass(mlir::bufferization::createOneShotBufferizePass(bufferize));
+  // What parts return, written where their callers allocate: buffers the
+  // step's memory plan (rankc-plan-buffers, in each backend) can place.
+  if (rankc::planBuffersEnabled())
+    pm.addPass(rankc::createRankcPartOutParams());
   // A result written in place through a subview is "copied" onto an equal
   // subview of its own buffer: CSE makes the two one value, and the
   // canonicalizer then drops the copy onto itself.

@@ -47,9 +47,14 @@ struct StepMemoryPass
         sum += bytes;
     };
     // (Device code allocates nothing itself: gpu.module bodies are skipped.)
+    int64_t scratch = 0;
     module.walk<WalkOrder::PreOrder>([&](Operation *op) {
       if (isa<gpu::GPUModuleOp>(op))
         return WalkResult::skip();
+      // The planned buffers' block (rankc-plan-buffers): one for every
+      // step, the largest a step function asks for.
+      if (auto bytes = op->getAttrOfType<IntegerAttr>("rankc.scratch_bytes"))
+        scratch = std::max(scratch, bytes.getInt());
       if (!isa<memref::AllocOp, gpu::AllocOp>(op))
         return WalkResult::advance();
       // Inside a loop an allocation happens as often as the loop runs.
@@ -64,6 +69,7 @@ struct StepMemoryPass
     Builder b(module.getContext());
     module->setAttr("rankc.step_host_bytes", b.getI64IntegerAttr(host));
     module->setAttr("rankc.step_device_bytes", b.getI64IntegerAttr(device));
+    module->setAttr("rankc.step_scratch_bytes", b.getI64IntegerAttr(scratch));
     if (dynamic)
       module->setAttr("rankc.step_bytes_dynamic", b.getUnitAttr());
   }

@@ -8,7 +8,9 @@
 #ifndef RANKC_CODEGEN_COMMON_PASSES_H
 #define RANKC_CODEGEN_COMMON_PASSES_H
 
+#include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/Dialect/GPU/IR/GPUDialect.h"
 #include "mlir/Dialect/LLVMIR/LLVMDialect.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/IR/BuiltinOps.h"
@@ -26,6 +28,11 @@ namespace rankc {
 /// Bufferizes a program module after its messages are lowered to the
 /// runtime (tensor constants' globals in program order first).
 void buildBufferizationPipeline(mlir::OpPassManager &pm);
+
+/// Whether a step's buffers get a memory plan (rankc-part-out-params and
+/// rankc-plan-buffers): yes unless RANKC_PLAN_BUFFERS=0, the switch that
+/// benchmarks use to measure a step without one (bench/gpu/memory.py).
+bool planBuffersEnabled();
 
 /// The schedule's one long -O0 block cut for linear code generation, then
 /// into functions that build on threads of their own: the last passes of

@@ -122,4 +122,44 @@ def RankcStepMemory : Pass<"rankc-step-memory", "mlir::ModuleOp"> {
   }];
 }
 
+def RankcPartOutParams : Pass<"rankc-part-out-params", "mlir::ModuleOp"> {
+  let summary = "Parts write their results into buffers their callers allocate";
+  let description = [{
+    Upstream's promoteBufferResultsToOutParams for the functions marked
+    `rankc.part` (each result of a static shape becomes an argument the
+    callers allocate; a result the part allocated itself is replaced by
+    that argument, with no copy). The step function keeps its results (the
+    program's outputs). Then every buffer that passes between parts is an
+    allocation of the step function, which rankc-plan-buffers places.
+  }];
+  let dependentDialects = ["mlir::memref::MemRefDialect"];
+}
+
+def RankcPlanBuffers : Pass<"rankc-plan-buffers", "mlir::ModuleOp"> {
+  let summary = "Place a step's buffers in one block, reusing the bytes of dead ones";
+  let description = [{
+    A static memory plan per function. Each allocation of a static size in
+    a function's body (memref.alloc; gpu.alloc with `device`) that does not
+    leave the function becomes a `memref.view` of one byte block at an
+    offset (multiples of 256 bytes), and two buffers share bytes only when
+    no operation of the body uses both while both are alive: a buffer lives
+    from the first to the last operation that uses it or a value made from
+    it (a view, its address, the request of a message it is in: until that
+    request's wait). A part's block is a new last argument
+    (`rankc.scratch_bytes` on it), which every caller allocates before the
+    call; a function only the outside calls (the step function) takes its
+    block from the runtime: `func.call @rankc_rt_scratch(bytes)` (one block
+    for every step, of a fixed address), marked `rankc.scratch_bytes`.
+    Unused allocations are erased. Straight-line bodies only (a function of
+    several blocks is left alone).
+  }];
+  let options = [
+    Option<"device", "device", "bool", /*default=*/"false",
+           "Plan gpu.alloc (device buffers) rather than memref.alloc">,
+  ];
+  let dependentDialects = ["mlir::arith::ArithDialect",
+                           "mlir::memref::MemRefDialect",
+                           "mlir::gpu::GPUDialect"];
+}
+
 #endif // RANKC_CODEGEN_COMMON_PASSES_TD

@@ -1,0 +1,335 @@
+//===- PlanBuffers.cpp - a step's buffers reuse memory once they are dead -===//
+//
+// Generated code allocates every buffer it needs and frees none (the
+// runtime's step arenas reset once a step is over). Without a plan every
+// intermediate of a step keeps its memory to the step's end: a training
+// step then holds every temporary of its backward at once. This pass gives
+// each function a memory plan instead: its buffers of a static size are
+// placed at offsets of one block, and two share bytes when no operation
+// touches both while both are alive. A buffer is alive from the first to
+// the last operation of the function's body that uses it or anything made
+// from it (views, its address, a message's request: a buffer handed to
+// MPI or NCCL lives until the wait of the request the start returned).
+// Buffers that leave the function (results, outputs) are not planned.
+//
+// The body is straight-line code (a step's schedule, a part's kernels and
+// library calls), so the plan is an interval packing: buffers in the order
+// they are born, each in the best-fitting free range of the block (or at
+// its end), its range freed after its last use. Linear in the body's
+// operations and uses, times a logarithm.
+//
+// The block: a part's is an extra argument its callers allocate (one more
+// buffer of theirs, alive for the call), so a step's plan covers its parts'
+// temporaries too; a function called only from outside (the step function)
+// asks the runtime for it (`rankc_rt_scratch(bytes)`), which keeps one
+// block for every step: its address never changes (CUDA graph replay), and
+// no second step's worth of memory is held as the arenas hold.
+//
+// Every operation of a function runs in order on one stream on the GPU
+// (gpu-async-region after this pass; NCCL's stream waits for the program's
+// before it starts and the program's waits for it at the wait), so reuse in
+// program order is safe there too.
+//
+//===----------------------------------------------------------------------===//
+
+#include "rankc/Codegen/Common/Passes.h"
+
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/GPU/IR/GPUDialect.h"
+#include "mlir/Dialect/LLVMIR/LLVMDialect.h"
+#include "mlir/IR/Builders.h"
+
+#include <map>
+#include <queue>
+#include <set>
+
+namespace rankc {
+#define GEN_PASS_DEF_RANKCPLANBUFFERS
+#include "rankc/Codegen/Common/Passes.h.inc"
+} // namespace rankc
+
+using namespace mlir;
+
+namespace {
+
+constexpr int64_t kAlign = 256; // as runtime/core/Arena.cpp aligns
+constexpr llvm::StringLiteral kScratch = "rankc_rt_scratch";
+constexpr llvm::StringLiteral kScratchBytes = "rankc.scratch_bytes";
+
+/// A buffer's bytes in the plan, or -1 if it cannot be a view of a byte
+/// block (a dynamic size, a layout, a memory space, an index element).
+int64_t plannedBytes(MemRefType type) {
+  if (!type.hasStaticShape() || !type.getLayout().isIdentity() ||
+      type.getMemorySpace() || !type.getElementType().isIntOrFloat())
+    return -1;
+  int64_t bits = type.getElementType().getIntOrFloatBitWidth();
+  int64_t bytes =
+      std::max<int64_t>(type.getNumElements() * ((bits + 7) / 8), 1);
+  return (bytes + kAlign - 1) / kAlign * kAlign;
+}
+
+/// The type of `op` if it is an allocation this plan takes: memref.alloc
+/// on the host (CPU), gpu.alloc on the device (CUDA).
+MemRefType plannable(Operation *op, bool device) {
+  if (device) {
+    auto a = dyn_cast<gpu::AllocOp>(op);
+    if (!a || a.getAsyncToken() || !a.getAsyncDependencies().empty() ||
+        a.getHostShared() || !a.getDynamicSizes().empty() ||
+        !a.getSymbolOperands().empty())
+      return {};
+    return a.getMemref().getType();
+  }
+  auto a = dyn_cast<memref::AllocOp>(op);
+  if (!a || !a.getDynamicSizes().empty() || !a.getSymbolOperands().empty() ||
+      (a.getAlignment() && *a.getAlignment() > uint64_t(kAlign)))
+    return {};
+  return a.getType();
+}
+
+/// Stores that keep a value in memory, out of the plan's sight.
+bool storesValue(OpOperand &use) {
+  return isa<memref::StoreOp, LLVM::StoreOp>(use.getOwner()) &&
+         use.getOperandNumber() == 0;
+}
+
+struct Interval {
+  Operation *alloc;
+  MemRefType type;
+  int64_t bytes, first, last, offset = 0;
+};
+
+/// The positions in `body` of the first and last operation that uses
+/// `root` or a value made from it (any result of an operation that uses
+/// one: views, addresses, a message's request), or failure when the buffer
+/// leaves the function. {-1, -1}: never used.
+FailureOr<std::pair<int64_t, int64_t>>
+liveRange(Value root, Block &body, const DenseMap<Operation *, int64_t> &at) {
+  SmallVector<Value, 8> work{root};
+  DenseSet<Value> seen{root};
+  auto track = [&](ValueRange values) {
+    for (Value v : values)
+      if (seen.insert(v).second)
+        work.push_back(v);
+  };
+  int64_t first = INT64_MAX, last = -1;
+  while (!work.empty()) {
+    Value v = work.pop_back_val();
+    for (OpOperand &use : v.getUses()) {
+      Operation *user = use.getOwner();
+      if ((user->getBlock() == &body &&
+           user->hasTrait<OpTrait::IsTerminator>()) ||
+          isa<memref::DeallocOp, gpu::DeallocOp>(user) || storesValue(use))
+        return failure();
+      Operation *top = body.findAncestorOpInBlock(*user);
+      if (!top)
+        return failure();
+      int64_t p = at.lookup(top);
+      first = std::min(first, p);
+      last = std::max(last, p);
+      track(user->getResults());
+      if (top != user) // e.g. a loop that yields it
+        track(top->getResults());
+    }
+  }
+  if (last < 0)
+    return std::make_pair(int64_t(-1), int64_t(-1));
+  return std::make_pair(first, last);
+}
+
+/// Places the intervals (sorted by birth) in one block: best fit among the
+/// free ranges, else at the end. Returns the block's bytes.
+int64_t pack(MutableArrayRef<Interval> buffers) {
+  std::map<int64_t, int64_t> freeAt;               // offset -> size
+  std::set<std::pair<int64_t, int64_t>> freeSizes; // (size, offset)
+  int64_t end = 0;
+  auto release = [&](int64_t offset, int64_t size) {
+    auto next = freeAt.lower_bound(offset);
+    if (next != freeAt.end() && next->first == offset + size) {
+      size += next->second;
+      freeSizes.erase({next->second, next->first});
+      next = freeAt.erase(next);
+    }
+    if (next != freeAt.begin()) {
+      auto prev = std::prev(next);
+      if (prev->first + prev->second == offset) {
+        offset = prev->first;
+        size += prev->second;
+        freeSizes.erase({prev->second, prev->first});
+        freeAt.erase(prev);
+      }
+    }
+    freeAt[offset] = size;
+    freeSizes.insert({size, offset});
+  };
+  auto take = [&](int64_t size) {
+    auto fit = freeSizes.lower_bound({size, INT64_MIN});
+    if (fit != freeSizes.end()) {
+      auto [have, offset] = *fit;
+      freeSizes.erase(fit);
+      freeAt.erase(offset);
+      if (have > size) {
+        freeAt[offset + size] = have - size;
+        freeSizes.insert({have - size, offset + size});
+      }
+      return offset;
+    }
+    // A free range at the end grows into the new bytes.
+    if (!freeAt.empty()) {
+      auto lastFree = std::prev(freeAt.end());
+      if (lastFree->first + lastFree->second == end) {
+        int64_t offset = lastFree->first;
+        freeSizes.erase({lastFree->second, offset});
+        freeAt.erase(lastFree);
+        end = offset + size;
+        return offset;
+      }
+    }
+    int64_t offset = end;
+    end += size;
+    return offset;
+  };
+  using Death = std::pair<int64_t, size_t>; // (last use, buffer)
+  std::priority_queue<Death, std::vector<Death>, std::greater<Death>> alive;
+  for (size_t i = 0; i < buffers.size(); ++i) {
+    while (!alive.empty() && alive.top().first < buffers[i].first) {
+      const Interval &dead = buffers[alive.top().second];
+      release(dead.offset, dead.bytes);
+      alive.pop();
+    }
+    buffers[i].offset = take(buffers[i].bytes);
+    alive.push({buffers[i].last, i});
+  }
+  return end;
+}
+
+/// Plans `fn`'s buffers; returns the intervals placed (empty: nothing to
+/// plan) and the block's bytes.
+int64_t planFunction(func::FuncOp fn, bool device,
+                     SmallVectorImpl<Interval> &planned) {
+  if (!fn.getBody().hasOneBlock())
+    return 0;
+  Block &body = fn.getBody().front();
+  DenseMap<Operation *, int64_t> at;
+  int64_t n = 0;
+  for (Operation &op : body)
+    at[&op] = n++;
+  SmallVector<Operation *> unused;
+  for (Operation &op : body) {
+    MemRefType type = plannable(&op, device);
+    int64_t bytes = type ? plannedBytes(type) : -1;
+    if (bytes < 0)
+      continue;
+    FailureOr<std::pair<int64_t, int64_t>> range =
+        liveRange(op.getResult(0), body, at);
+    if (failed(range))
+      continue;
+    if (range->first < 0)
+      unused.push_back(&op);
+    else
+      planned.push_back({&op, type, bytes, range->first, range->second});
+  }
+  for (Operation *op : unused)
+    op->erase();
+  llvm::stable_sort(planned, [](const Interval &a, const Interval &b) {
+    return a.first < b.first;
+  });
+  return pack(planned);
+}
+
+/// Every planned allocation becomes a view of `block` at its offset.
+void placeInBlock(ArrayRef<Interval> planned, Value block) {
+  for (const Interval &b : planned) {
+    OpBuilder builder(b.alloc);
+    Location loc = b.alloc->getLoc();
+    Value offset = arith::ConstantIndexOp::create(builder, loc, b.offset);
+    Value view = memref::ViewOp::create(builder, loc, b.type, block, offset,
+                                        ValueRange());
+    b.alloc->getResult(0).replaceAllUsesWith(view);
+    b.alloc->erase();
+  }
+}
+
+struct PlanBuffersPass
+    : public rankc::impl::RankcPlanBuffersBase<PlanBuffersPass> {
+  using RankcPlanBuffersBase::RankcPlanBuffersBase;
+
+  void runOnOperation() override {
+    ModuleOp module = getOperation();
+    MLIRContext *ctx = &getContext();
+    // Who calls whom (func.call only: the program's functions).
+    DenseMap<Operation *, SmallVector<func::CallOp>> callers;
+    module.walk([&](func::CallOp call) {
+      if (auto callee = module.lookupSymbol<func::FuncOp>(call.getCallee()))
+        callers[callee].push_back(call);
+    });
+    auto defined = [](func::FuncOp fn) {
+      return !fn.isExternal() && fn.isPrivate();
+    };
+
+    // Parts first: their blocks become arguments, allocated by the callers
+    // (whose plans then hold them for the length of the call).
+    for (func::FuncOp fn : module.getOps<func::FuncOp>()) {
+      if (!defined(fn) || !fn->hasAttr("rankc.part"))
+        continue;
+      SmallVector<Interval> planned;
+      int64_t bytes = planFunction(fn, device, planned);
+      if (planned.empty())
+        continue;
+      auto blockType = MemRefType::get({bytes}, IntegerType::get(ctx, 8));
+      unsigned index = fn.getNumArguments();
+      if (failed(fn.insertArgument(index, blockType, DictionaryAttr(),
+                                   fn.getLoc())))
+        return signalPassFailure();
+      fn.setArgAttr(index, kScratchBytes,
+                    IntegerAttr::get(IntegerType::get(ctx, 64), bytes));
+      placeInBlock(planned, fn.getArgument(index));
+      for (func::CallOp call : callers.lookup(fn)) {
+        OpBuilder b(call);
+        Value block =
+            device ? gpu::AllocOp::create(b, call.getLoc(), blockType, Type(),
+                                          ValueRange(), ValueRange(),
+                                          ValueRange(), false)
+                         .getMemref()
+                   : memref::AllocOp::create(b, call.getLoc(), blockType)
+                         .getResult();
+        call.getOperandsMutable().append(block);
+      }
+    }
+
+    // Then the functions only the outside calls (the step): their blocks
+    // come from the runtime. (A function some other function of the
+    // program calls keeps its allocations: two such blocks would be one.)
+    func::FuncOp scratch;
+    for (func::FuncOp fn : module.getOps<func::FuncOp>()) {
+      if (!defined(fn) || fn->hasAttr("rankc.part") ||
+          llvm::any_of(callers.lookup(fn), [](func::CallOp call) {
+            auto owner = call->getParentOfType<func::FuncOp>();
+            return owner && owner.isPrivate();
+          }))
+        continue;
+      SmallVector<Interval> planned;
+      int64_t bytes = planFunction(fn, device, planned);
+      if (planned.empty())
+        continue;
+      auto rawType =
+          MemRefType::get({ShapedType::kDynamic}, IntegerType::get(ctx, 8));
+      if (!scratch) {
+        OpBuilder b = OpBuilder::atBlockEnd(module.getBody());
+        scratch = func::FuncOp::create(
+            b, module.getLoc(), kScratch,
+            b.getFunctionType({b.getI64Type()}, {rawType}));
+        scratch.setPrivate();
+        scratch->setAttr(LLVM::LLVMDialect::getEmitCWrapperAttrName(),
+                         b.getUnitAttr());
+      }
+      OpBuilder b = OpBuilder::atBlockBegin(&fn.getBody().front());
+      Location loc = fn.getLoc();
+      Value size = arith::ConstantIntOp::create(b, loc, bytes, 64);
+      auto call = func::CallOp::create(b, loc, scratch, ValueRange{size});
+      call->setAttr(kScratchBytes, b.getI64IntegerAttr(bytes));
+      placeInBlock(planned, call.getResult(0));
+    }
+  }
+};
+
+} // namespace
