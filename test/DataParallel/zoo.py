@@ -14,7 +14,13 @@ batch.
     zoo.py RANKC WORKDIR RANKS [MODEL...]      (prints PASS/FAIL per model)
     zoo.py RANKC WORKDIR RANKS --train STEPS OPTIMIZER-JSON MODEL...
         STEPS steps with the optimizer against torch DDP (gloo): every
-        parameter and running statistic after the last step."""
+        parameter and running statistic after the last step.
+    zoo.py --export-only OUTDIR RANKS [MODEL...]
+        only exports each model's step to OUTDIR/MODEL.json (and prints
+        PASS/FAIL per export): run under another PyTorch (the GPU machine's
+        2.x), then check those documents here against this PyTorch with
+        ZOO_DAGS=OUTDIR zoo.py RANKC WORKDIR RANKS (the DAG holds no weights:
+        it is the same step whichever PyTorch traced it)."""
 import copy
 import json
 import os
@@ -148,16 +154,48 @@ def setup(name, ranks):
     return model, batches, targets, loss_fn, {k: v.clone() for k, v in model.state_dict().items()}
 
 
+def export_step(model, batches, targets, loss_fn, ranks, optimizer=None):
+    return export_torch.export_step(model, batches[0], loss_fn, targets=targets[0],
+                                    world_size=ranks, bucket_cap_mb=0.0005,
+                                    first_bucket_cap_mb=0.0002, optimizer=optimizer)
+
+
+def export_only(out, ranks, names):
+    os.makedirs(out, exist_ok=True)
+    failed = 0
+    for name in names:
+        model, batches, targets, loss_fn, _ = setup(name, ranks)
+        try:
+            json.dump(export_step(model, batches, targets, loss_fn, ranks),
+                      open(os.path.join(out, name + ".json"), "w"))
+            why = None
+        except (SystemExit, Exception) as e:  # the exporter's error, or torch's
+            why = f"{type(e).__name__}: {str(e)[-1500:]}"
+            open(os.path.join(out, name + ".failed"), "w").write(why)
+        print(("PASS: " if why is None else "FAIL: ") + name + ("" if why is None else ": " + why),
+              flush=True)
+        failed += why is not None
+    print(f"{len(names) - failed} exported, {failed} failed (torch {torch.__version__})")
+    return 1 if failed else 0
+
+
 def export_and_run(rankc, base, model, batches, targets, loss_fn, ranks, start,
                    steps=1, optimizer=None):
     """Exports the step (batch norm's statistics reset after tracing, which
     ran their update), compiles it, writes the inputs and runs STEPS steps
     into BASE/res; returns what failed, or None."""
-    doc = export_torch.export_step(model, batches[0], loss_fn, targets=targets[0],
-                                   world_size=ranks, bucket_cap_mb=0.0005,
-                                   first_bucket_cap_mb=0.0002, optimizer=optimizer)
-    model.load_state_dict(start)
     path = os.path.join(base, "step.json")
+    exported = os.environ.get("ZOO_DAGS")
+    if exported and optimizer is None:  # traced elsewhere (--export-only)
+        name = os.path.basename(base)
+        if not os.path.exists(os.path.join(exported, name + ".json")):
+            failed = os.path.join(exported, name + ".failed")
+            return "not exported: " + (open(failed).read() if os.path.exists(failed)
+                                       else "no document")
+        doc = json.load(open(os.path.join(exported, name + ".json")))
+    else:
+        doc = export_step(model, batches, targets, loss_fn, ranks, optimizer)
+    model.load_state_dict(start)
     json.dump(doc, open(path, "w"))
     p = subprocess.run([rankc, "compile", path, "-o", os.path.join(base, "exe")],
                        capture_output=True, text=True)
@@ -300,6 +338,8 @@ def train(rankc, work, ranks, name, steps, spec):
 
 
 def main():
+    if sys.argv[1] == "--export-only":
+        return export_only(sys.argv[2], int(sys.argv[3]), sys.argv[4:] or list(ZOO))
     rankc, work, ranks = sys.argv[1], sys.argv[2], int(sys.argv[3])
     names = sys.argv[4:] or list(ZOO)
     if names and names[0] == "--train":  # --train STEPS OPTIMIZER-JSON MODEL...

@@ -5,6 +5,12 @@
 // (CUPTI: 4.36 ms of kernels in a 5.04 ms step). cuBLAS runs on the same
 // stream as the kernels, so the waits order nothing.
 //
+// Nor before a call of a part: its kernels go on the same stream (the
+// process's: mgpuStreamCreate returns it), and its host code touches no
+// device memory. Since a part writes its results into buffers the caller
+// allocates (rankc-part-out-params), every output's allocation before a
+// part's call would otherwise make the host wait for the GPU there.
+//
 //===----------------------------------------------------------------------===//
 
 #include "rankc/Codegen/CUDA/Passes.h"
@@ -31,7 +37,8 @@ struct GpuStreamOrderedCallsPass
     ModuleOp module = getOperation();
     DenseSet<StringAttr> ordered;
     for (auto fn : module.getOps<func::FuncOp>())
-      if (fn->hasAttr(rankc::kStreamOrdered))
+      if (fn->hasAttr(rankc::kStreamOrdered) ||
+          fn->hasAttr(rankc::kPartFunction))
         ordered.insert(fn.getSymNameAttr());
     SmallVector<gpu::WaitOp> erase;
     // Only a host wait (no result) right before `op`.

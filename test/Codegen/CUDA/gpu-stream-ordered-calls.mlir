@@ -57,3 +57,16 @@ func.func @not_a_part() {
   gpu.wait [%t]
   return
 }
+
+// Nor does a call of a part (its kernels go on the same stream): the
+// allocation of a buffer it writes for the caller makes no host wait.
+// CHECK-LABEL: func.func @calls_a_part(
+// CHECK: %[[T:.*]] = gpu.wait async
+// CHECK-NOT: gpu.wait [%[[T]]]
+// CHECK: call @part()
+func.func @calls_a_part() {
+  %t = gpu.wait async
+  gpu.wait [%t]
+  call @part() : () -> ()
+  return
+}

@@ -60,8 +60,14 @@ module attributes {comm.world_size = 1 : i64, comm.partitioned} {
 // CHECK-LABEL: llvm.func internal @rankc_kernels_unload()
 // CHECK: llvm.call @mgpuModuleUnload(
 // CHECK-LABEL: llvm.func @rank0(
+// The step's planned buffers: one block from the runtime.
+// CHECK: llvm.call @rankc_rt_scratch(
 // CHECK: llvm.call @rankc_rt_irecv(
 // CHECK: llvm.call @rankc_rt_part_begin(
+// The buffer part0 writes the output into is allocated here, and the host
+// does not wait for the GPU before the part's call.
+// CHECK: llvm.call @mgpuMemAlloc(
+// CHECK-NOT: llvm.call @mgpuStreamSynchronize
 // CHECK: llvm.call @rank0_part0(
 // CHECK: llvm.call @rankc_rt_part_end(
 // CHECK: llvm.call @rankc_rt_isend(
@@ -72,8 +78,9 @@ module attributes {comm.world_size = 1 : i64, comm.partitioned} {
 // in an argument block allocated in the entry block.
 // CHECK: %[[ARGS:.*]] = llvm.alloca %{{.*}} x !llvm.struct<(i64, i64, i64, i64, i64, i64, ptr, ptr)>
 // CHECK-NEXT: %[[PTRS:.*]] = llvm.alloca %{{.*}} x !llvm.ptr
+// The part allocates nothing: it writes its results into its arguments.
 // CHECK: %[[S:.*]] = llvm.call @mgpuStreamCreate()
-// CHECK: llvm.call @mgpuMemAlloc(
+// CHECK-NOT: llvm.call @mgpuMemAlloc(
 // CHECK: llvm.getelementptr %[[ARGS]][0, 7]
 // CHECK: %[[H0:.*]] = llvm.mlir.addressof @rankc_kernels_rank0_part0_kernel_function
 // CHECK: %[[K:.*]] = llvm.load %[[H0]] : !llvm.ptr -> !llvm.ptr
