@@ -28,8 +28,11 @@ void rankc::buildBufferizationPipeline(mlir::OpPassManager &pm) {
   pm.addPass(mlir::bufferization::createOneShotBufferizePass(bufferize));
   // What parts return, written where their callers allocate: buffers the
   // step's memory plan (rankc-plan-buffers, in each backend) can place.
-  if (rankc::planBuffersEnabled())
+  if (rankc::planBuffersEnabled()) {
     pm.addPass(rankc::createRankcPartOutParams());
+    // Parameters and moments updated in the buffers they are read from.
+    pm.addPass(rankc::createRankcDonateCarried());
+  }
   // A result written in place through a subview is "copied" onto an equal
   // subview of its own buffer: CSE makes the two one value, and the
   // canonicalizer then drops the copy onto itself.

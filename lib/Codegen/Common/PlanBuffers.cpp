@@ -32,6 +32,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "BufferLiveness.h"
 #include "rankc/Codegen/Common/Passes.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
@@ -86,55 +87,11 @@ MemRefType plannable(Operation *op, bool device) {
   return a.getType();
 }
 
-/// Stores that keep a value in memory, out of the plan's sight.
-bool storesValue(OpOperand &use) {
-  return isa<memref::StoreOp, LLVM::StoreOp>(use.getOwner()) &&
-         use.getOperandNumber() == 0;
-}
-
 struct Interval {
   Operation *alloc;
   MemRefType type;
   int64_t bytes, first, last, offset = 0;
 };
-
-/// The positions in `body` of the first and last operation that uses
-/// `root` or a value made from it (any result of an operation that uses
-/// one: views, addresses, a message's request), or failure when the buffer
-/// leaves the function. {-1, -1}: never used.
-FailureOr<std::pair<int64_t, int64_t>>
-liveRange(Value root, Block &body, const DenseMap<Operation *, int64_t> &at) {
-  SmallVector<Value, 8> work{root};
-  DenseSet<Value> seen{root};
-  auto track = [&](ValueRange values) {
-    for (Value v : values)
-      if (seen.insert(v).second)
-        work.push_back(v);
-  };
-  int64_t first = INT64_MAX, last = -1;
-  while (!work.empty()) {
-    Value v = work.pop_back_val();
-    for (OpOperand &use : v.getUses()) {
-      Operation *user = use.getOwner();
-      if ((user->getBlock() == &body &&
-           user->hasTrait<OpTrait::IsTerminator>()) ||
-          isa<memref::DeallocOp, gpu::DeallocOp>(user) || storesValue(use))
-        return failure();
-      Operation *top = body.findAncestorOpInBlock(*user);
-      if (!top)
-        return failure();
-      int64_t p = at.lookup(top);
-      first = std::min(first, p);
-      last = std::max(last, p);
-      track(user->getResults());
-      if (top != user) // e.g. a loop that yields it
-        track(top->getResults());
-    }
-  }
-  if (last < 0)
-    return std::make_pair(int64_t(-1), int64_t(-1));
-  return std::make_pair(first, last);
-}
 
 /// Places the intervals (sorted by birth) in one block: best fit among the
 /// free ranges, else at the end. Returns the block's bytes.
@@ -209,10 +166,7 @@ int64_t planFunction(func::FuncOp fn, bool device,
   if (!fn.getBody().hasOneBlock())
     return 0;
   Block &body = fn.getBody().front();
-  DenseMap<Operation *, int64_t> at;
-  int64_t n = 0;
-  for (Operation &op : body)
-    at[&op] = n++;
+  DenseMap<Operation *, int64_t> at = rankc::numberOps(body);
   SmallVector<Operation *> unused;
   for (Operation &op : body) {
     MemRefType type = plannable(&op, device);
@@ -220,7 +174,7 @@ int64_t planFunction(func::FuncOp fn, bool device,
     if (bytes < 0)
       continue;
     FailureOr<std::pair<int64_t, int64_t>> range =
-        liveRange(op.getResult(0), body, at);
+        rankc::liveRange(op.getResult(0), body, at);
     if (failed(range))
       continue;
     if (range->first < 0)

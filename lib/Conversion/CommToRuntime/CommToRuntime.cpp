@@ -293,8 +293,14 @@ struct CommToRuntimePass
     for (auto fn : module.getOps<func::FuncOp>()) {
       for (unsigned i = 0; i < fn.getNumArguments(); ++i)
         fn.setArgAttrs(i, ArrayRef<NamedAttribute>{});
-      for (unsigned i = 0; i < fn.getNumResults(); ++i)
+      // (Except which input each carried result is the next value of:
+      // rankc-donate-carried writes the result over that input.)
+      for (unsigned i = 0; i < fn.getNumResults(); ++i) {
+        Attribute from = fn.getResultAttr(i, "rankc.carried_from");
         fn.setResultAttrs(i, ArrayRef<NamedAttribute>{});
+        if (from)
+          fn.setResultAttr(i, "rankc.carried_from", from);
+      }
       fn->removeAttr(comm::CommDialect::kRanks);
       if (fn->removeAttr(comm::CommDialect::kPartOf))
         fn->setAttr(rankc::kPartFunction, UnitAttr::get(fn.getContext()));

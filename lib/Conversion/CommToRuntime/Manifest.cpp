@@ -138,6 +138,11 @@ std::string manifestText(ModuleOp module, func::FuncOp program,
   auto carry = [&](unsigned arg, unsigned result) {
     carried += "state " + std::to_string(arg) + " " + std::to_string(result) +
                "\n";
+    // For rankc-donate-carried: the result may be written over its input.
+    program.setResultAttr(result, "rankc.carried_from",
+                          IntegerAttr::get(IntegerType::get(
+                                               program.getContext(), 64),
+                                           arg));
   };
   for (unsigned i = 0; i < program.getNumArguments(); ++i) {
     auto id = program.getArgAttrOfType<StringAttr>(i, comm::CommDialect::kInput);

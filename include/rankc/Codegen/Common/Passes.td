@@ -135,6 +135,25 @@ def RankcPartOutParams : Pass<"rankc-part-out-params", "mlir::ModuleOp"> {
   let dependentDialects = ["mlir::memref::MemRefDialect"];
 }
 
+def RankcDonateCarried : Pass<"rankc-donate-carried", "mlir::ModuleOp"> {
+  let summary = "Write a carried value's next value over the buffer it is read from";
+  let description = [{
+    On a step function whose results carry `rankc.carried_from = ARG` (the
+    input each is the next value of, set by rankc-runtime-manifest): a
+    carried result that is a buffer the function allocates is replaced by
+    the argument, so that the runtime finds the next value where the input
+    was (no step arena buffer, no move). Only where that is safe: the
+    argument (or anything made from it) is used last before the buffer is
+    first used; or both are first and last used by one call of a part in
+    which the argument is read last by the elementwise linalg.generic
+    (parallel loops, the same indexing) that first writes the result.
+    Run after rankc-part-out-params (parts' results are then the caller's
+    buffers). Parameters, optimizer moments and accumulated gradients are
+    then updated in place.
+  }];
+  let dependentDialects = ["mlir::memref::MemRefDialect"];
+}
+
 def RankcPlanBuffers : Pass<"rankc-plan-buffers", "mlir::ModuleOp"> {
   let summary = "Place a step's buffers in one block, reusing the bytes of dead ones";
   let description = [{

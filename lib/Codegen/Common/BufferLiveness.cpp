@@ -1,0 +1,63 @@
+//===- BufferLiveness.cpp - where in a body a buffer is alive -------------===//
+
+#include "BufferLiveness.h"
+
+#include "mlir/Dialect/GPU/IR/GPUDialect.h"
+#include "mlir/Dialect/LLVMIR/LLVMDialect.h"
+#include "mlir/Dialect/MemRef/IR/MemRef.h"
+#include "llvm/ADT/DenseSet.h"
+
+using namespace mlir;
+
+DenseMap<Operation *, int64_t> rankc::numberOps(Block &body) {
+  DenseMap<Operation *, int64_t> at;
+  int64_t n = 0;
+  for (Operation &op : body)
+    at[&op] = n++;
+  return at;
+}
+
+namespace {
+/// Stores that keep a value in memory, out of the plan's sight.
+bool storesValue(OpOperand &use) {
+  return isa<memref::StoreOp, LLVM::StoreOp>(use.getOwner()) &&
+         use.getOperandNumber() == 0;
+}
+
+} // namespace
+
+FailureOr<std::pair<int64_t, int64_t>>
+rankc::liveRange(Value root, Block &body,
+                 const DenseMap<Operation *, int64_t> &at) {
+  SmallVector<Value, 8> work{root};
+  DenseSet<Value> seen{root};
+  auto track = [&](ValueRange values) {
+    for (Value v : values)
+      if (seen.insert(v).second)
+        work.push_back(v);
+  };
+  int64_t first = INT64_MAX, last = -1;
+  while (!work.empty()) {
+    Value v = work.pop_back_val();
+    for (OpOperand &use : v.getUses()) {
+      Operation *user = use.getOwner();
+      if ((user->getBlock() == &body &&
+           user->hasTrait<OpTrait::IsTerminator>()) ||
+          isa<memref::DeallocOp, gpu::DeallocOp>(user) || storesValue(use))
+        return failure();
+      Operation *top = body.findAncestorOpInBlock(*user);
+      if (!top)
+        return failure();
+      int64_t p = at.lookup(top);
+      first = std::min(first, p);
+      last = std::max(last, p);
+      track(user->getResults());
+      if (top != user) // e.g. a loop that yields it
+        track(top->getResults());
+    }
+  }
+  if (last < 0)
+    return std::make_pair(int64_t(-1), int64_t(-1));
+  return std::make_pair(first, last);
+}
+

@@ -1,0 +1,90 @@
+// RUN: rankc-opt %s -rankc-donate-carried -split-input-file | FileCheck %s
+// rankc-donate-carried: a carried result (rankc.carried_from = ARG) that is
+// a buffer of the step is written over its argument where that is safe.
+
+// The update reads the parameter last, element for element, in the same
+// generic that first writes its next value: in place.
+// CHECK-LABEL: func.func private @step
+// CHECK-NOT: memref.alloc
+// CHECK: call @update(%arg0, %arg1, %arg0)
+// CHECK: return %arg0
+#id = affine_map<(d0) -> (d0)>
+func.func private @step(%p: memref<4xf32>, %g: memref<4xf32>) -> (memref<4xf32> {rankc.carried_from = 0 : i64}) {
+  %next = memref.alloc() : memref<4xf32>
+  call @update(%p, %g, %next) : (memref<4xf32>, memref<4xf32>, memref<4xf32>) -> ()
+  return %next : memref<4xf32>
+}
+func.func private @update(%p: memref<4xf32>, %g: memref<4xf32>, %out: memref<4xf32>) attributes {rankc.part} {
+  linalg.generic {indexing_maps = [#id, #id, #id], iterator_types = ["parallel"]}
+      ins(%p, %g : memref<4xf32>, memref<4xf32>) outs(%out : memref<4xf32>) {
+  ^bb0(%a: f32, %b: f32, %o: f32):
+    %d = arith.subf %a, %b : f32
+    linalg.yield %d : f32
+  }
+  return
+}
+
+// -----
+
+// The part reads the parameter again after it wrote the next value: not.
+// CHECK-LABEL: func.func private @step
+// CHECK: %[[N:.*]] = memref.alloc()
+// CHECK: return %[[N]]
+#id = affine_map<(d0) -> (d0)>
+func.func private @step(%p: memref<4xf32>, %g: memref<4xf32>) -> (memref<4xf32> {rankc.carried_from = 0 : i64}) {
+  %next = memref.alloc() : memref<4xf32>
+  call @update(%p, %g, %next) : (memref<4xf32>, memref<4xf32>, memref<4xf32>) -> ()
+  return %next : memref<4xf32>
+}
+func.func private @update(%p: memref<4xf32>, %g: memref<4xf32>, %out: memref<4xf32>) attributes {rankc.part} {
+  linalg.generic {indexing_maps = [#id, #id, #id], iterator_types = ["parallel"]}
+      ins(%p, %g : memref<4xf32>, memref<4xf32>) outs(%out : memref<4xf32>) {
+  ^bb0(%a: f32, %b: f32, %o: f32):
+    %d = arith.subf %a, %b : f32
+    linalg.yield %d : f32
+  }
+  memref.copy %p, %g : memref<4xf32> to memref<4xf32>
+  return
+}
+
+// -----
+
+// Read in another order than written (a reversal): not in place.
+// CHECK-LABEL: func.func private @step
+// CHECK: %[[N:.*]] = memref.alloc()
+// CHECK: return %[[N]]
+#id = affine_map<(d0) -> (d0)>
+#rev = affine_map<(d0) -> (3 - d0)>
+func.func private @step(%p: memref<4xf32>) -> (memref<4xf32> {rankc.carried_from = 0 : i64}) {
+  %next = memref.alloc() : memref<4xf32>
+  call @reverse(%p, %next) : (memref<4xf32>, memref<4xf32>) -> ()
+  return %next : memref<4xf32>
+}
+func.func private @reverse(%p: memref<4xf32>, %out: memref<4xf32>) attributes {rankc.part} {
+  linalg.generic {indexing_maps = [#rev, #id], iterator_types = ["parallel"]}
+      ins(%p : memref<4xf32>) outs(%out : memref<4xf32>) {
+  ^bb0(%a: f32, %o: f32):
+    linalg.yield %a : f32
+  }
+  return
+}
+
+// -----
+
+// The input dies before the buffer is first written: in place. A result
+// also passed through unchanged, or not marked carried, stays.
+// CHECK-LABEL: func.func private @step
+// CHECK: %[[T:.*]] = memref.alloc() : memref<4xf32>
+// CHECK: memref.copy %arg0, %[[T]]
+// CHECK: memref.copy %[[T]], %arg0
+// CHECK: %[[K:.*]] = memref.alloc() : memref<4xf32>
+// CHECK: return %arg0, %arg1, %[[K]]
+func.func private @step(%p: memref<4xf32>, %q: memref<4xf32>) -> (memref<4xf32> {rankc.carried_from = 0 : i64}, memref<4xf32> {rankc.carried_from = 1 : i64}, memref<4xf32>) {
+  %t = memref.alloc() : memref<4xf32>
+  memref.copy %p, %t : memref<4xf32> to memref<4xf32>
+  %next = memref.alloc() : memref<4xf32>
+  memref.copy %t, %next : memref<4xf32> to memref<4xf32>
+  %k = memref.alloc() : memref<4xf32>
+  memref.copy %t, %k : memref<4xf32> to memref<4xf32>
+  return %next, %q, %k : memref<4xf32>, memref<4xf32>, memref<4xf32>
+}
