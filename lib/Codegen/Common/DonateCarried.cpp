@@ -63,14 +63,14 @@ bool elementwiseInPlace(Operation *op, Value in, Value out) {
 
 /// Whether `callee` may be given one buffer for its arguments `in` (read)
 /// and `out` (written).
-bool inPlaceSafe(func::FuncOp callee, unsigned in, unsigned out) {
+bool inPlaceSafe(func::FuncOp callee, unsigned in, unsigned out,
+                 const DenseMap<Operation *, int64_t> &at) {
   if (callee.isExternal() || !callee.getBody().hasOneBlock())
     return false;
   Block &body = callee.getBody().front();
   Value a = callee.getArgument(in), b = callee.getArgument(out);
   // Direct uses only, at the top level: then a position says it all.
   int64_t lastRead = -1, firstWrite = INT64_MAX;
-  DenseMap<Operation *, int64_t> at = rankc::numberOps(body);
   Operation *meet = nullptr;
   for (OpOperand &use : a.getUses()) {
     if (use.getOwner()->getBlock() != &body ||
@@ -93,7 +93,7 @@ bool inPlaceSafe(func::FuncOp callee, unsigned in, unsigned out) {
   return lastRead == firstWrite && elementwiseInPlace(meet, a, b);
 }
 
-void donate(func::FuncOp fn, ModuleOp module) {
+void donate(func::FuncOp fn, SymbolTable &symbols) {
   if (fn.isExternal() || !fn.getBody().hasOneBlock())
     return;
   Block &body = fn.getBody().front();
@@ -101,6 +101,9 @@ void donate(func::FuncOp fn, ModuleOp module) {
   if (!ret)
     return;
   DenseMap<Operation *, int64_t> at = rankc::numberOps(body);
+  // Each callee's operations numbered once (a step's hundreds of carried
+  // values mostly meet in one part: the optimizer's).
+  DenseMap<Operation *, DenseMap<Operation *, int64_t>> numbered;
   for (unsigned j = 0; j < fn.getNumResults(); ++j) {
     auto from = fn.getResultAttrOfType<IntegerAttr>(j, kCarriedFrom);
     if (!from || from.getInt() >= fn.getNumArguments())
@@ -136,7 +139,7 @@ void donate(func::FuncOp fn, ModuleOp module) {
       // One part's call reads the one and writes the other.
       auto call = dyn_cast<func::CallOp>(firstUser);
       auto callee =
-          call ? module.lookupSymbol<func::FuncOp>(call.getCallee()) : nullptr;
+          call ? symbols.lookup<func::FuncOp>(call.getCallee()) : nullptr;
       if (callee && llvm::count(call.getOperands(), arg) == 1 &&
           llvm::count(call.getOperands(), result) == 1) {
         unsigned in = 0, out = 0;
@@ -148,7 +151,10 @@ void donate(func::FuncOp fn, ModuleOp module) {
         }
         // (A property of the callee's body: its other calls may pass
         // two buffers as before.)
-        safe = inPlaceSafe(callee, in, out);
+        auto [it, fresh] = numbered.try_emplace(callee);
+        if (fresh && callee.getBody().hasOneBlock())
+          it->second = rankc::numberOps(callee.getBody().front());
+        safe = inPlaceSafe(callee, in, out, it->second);
       }
     }
     if (!safe)
@@ -162,8 +168,9 @@ struct DonateCarriedPass
     : public rankc::impl::RankcDonateCarriedBase<DonateCarriedPass> {
   void runOnOperation() override {
     ModuleOp module = getOperation();
+    SymbolTable symbols(module);
     for (func::FuncOp fn : module.getOps<func::FuncOp>())
-      donate(fn, module);
+      donate(fn, symbols);
   }
 };
 

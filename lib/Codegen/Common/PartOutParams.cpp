@@ -137,8 +137,11 @@ struct PartOutParamsPass
   void runOnOperation() override {
     ModuleOp module = getOperation();
     DenseMap<Operation *, SmallVector<func::CallOp>> callers;
+    // (A symbol table: a lookup is a hash, not a scan of the module's
+    // thousands of parts.)
+    SymbolTable symbols(module);
     module.walk([&](func::CallOp call) {
-      if (auto callee = module.lookupSymbol<func::FuncOp>(call.getCallee()))
+      if (auto callee = symbols.lookup<func::FuncOp>(call.getCallee()))
         callers[callee].push_back(call);
     });
     for (func::FuncOp fn : module.getOps<func::FuncOp>())

@@ -212,8 +212,11 @@ struct PlanBuffersPass
     MLIRContext *ctx = &getContext();
     // Who calls whom (func.call only: the program's functions).
     DenseMap<Operation *, SmallVector<func::CallOp>> callers;
+    // (A symbol table: a lookup is a hash, not a scan of the module's
+    // thousands of parts.)
+    SymbolTable symbols(module);
     module.walk([&](func::CallOp call) {
-      if (auto callee = module.lookupSymbol<func::FuncOp>(call.getCallee()))
+      if (auto callee = symbols.lookup<func::FuncOp>(call.getCallee()))
         callers[callee].push_back(call);
     });
     auto defined = [](func::FuncOp fn) {
