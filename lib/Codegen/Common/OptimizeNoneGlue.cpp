@@ -12,7 +12,11 @@
 //
 // Marked: functions whose work, counted before the loops are generated,
 // stays under kMaxGlueWork scalar operations: a linalg op counts its
-// iterations times the ops of its body, a copy its elements; a dynamic
+// iterations times the ops of its body; a copy nothing (it becomes a call
+// of memcpy or of the runtime's memrefCopy, no loop of the function's: a
+// schedule that copies 2,272 messages of 16 elements was compiled at -O3
+// as one 150,000-operation function, 26 s of a 10^5-node document's 38,
+// issue 42); a dynamic
 // shape, or a loop that is not a linalg op's (an scf.for or scf.parallel
 // already there), counts as unbounded. A function with any other region
 // holding ops of its own (none in programs today) is left optimized.
@@ -59,13 +63,6 @@ std::optional<int64_t> workOf(linalg::LinalgOp op) {
   return iterations * body;
 }
 
-std::optional<int64_t> elementsOf(Value v) {
-  auto type = dyn_cast<ShapedType>(v.getType());
-  if (!type || !type.hasStaticShape())
-    return std::nullopt;
-  return type.getNumElements();
-}
-
 /// The work of `fn`, or nullopt once it is over kMaxGlueWork.
 std::optional<int64_t> workOf(func::FuncOp fn) {
   int64_t work = 0;
@@ -74,8 +71,6 @@ std::optional<int64_t> workOf(func::FuncOp fn) {
     std::optional<int64_t> w = 0;
     if (auto linalgOp = dyn_cast<linalg::LinalgOp>(op))
       w = workOf(linalgOp);
-    else if (auto copy = dyn_cast<memref::CopyOp>(op))
-      w = elementsOf(copy.getTarget());
     else if (isa<scf::ForOp, scf::ParallelOp, scf::ForallOp, scf::WhileOp,
                  affine::AffineForOp, affine::AffineParallelOp>(op))
       w = std::nullopt;

@@ -2,7 +2,7 @@
 // RUN: rankc-opt %s -split-input-file -rankc-optimize-none-glue -convert-func-to-llvm | FileCheck %s --check-prefix=LLVM
 
 #id = affine_map<(d0) -> (d0)>
-// 16 iterations of 2 body ops (and a copy of 16 elements): glue. func-to-llvm
+// 16 iterations of 2 body ops (and a copy: a memcpy call): glue. func-to-llvm
 // carries the attribute onto the llvm.func (LLVM IR: noinline optnone).
 // CHECK-LABEL: func.func @small(
 // CHECK-SAME: attributes {passthrough = ["noinline", "optnone"]}
@@ -88,5 +88,17 @@ func.func @loop(%x: memref<4xf32>, %n: index) {
   scf.for %i = %c0 to %n step %c1 {
     memref.store %f, %x[%c0] : memref<4xf32>
   }
+  return
+}
+
+// -----
+
+// A schedule of many message copies (halo exchanges) is glue however many
+// elements it copies: a copy is a call of memcpy, no loop to optimize.
+// CHECK-LABEL: func.func @copies(
+// CHECK-SAME: passthrough = ["noinline", "optnone"]
+func.func @copies(%x: memref<1048576xf32>, %y: memref<1048576xf32>) {
+  memref.copy %x, %y : memref<1048576xf32> to memref<1048576xf32>
+  memref.copy %y, %x : memref<1048576xf32> to memref<1048576xf32>
   return
 }
