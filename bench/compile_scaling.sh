@@ -5,6 +5,9 @@
 #                                          (default N: 1000 10000 100000)
 #   bench/compile_scaling.sh plan [N...]   rankc compile DOC --emit plan
 #                                          (default N: 1000 ... 1000000)
+# SHAPE=halo|wide (bench/gen_shapes.py: a long halo chain per rank, or many
+# short chains each ending in a message) measures another shape of document
+# (default: gen_dag.py's).
 # Prints one row per N and target: seconds, microseconds per node, peak
 # memory, then the --timing report's largest entries (time per phase; the
 # LLVM side of each program's build included), so that no time hides.
@@ -23,7 +26,10 @@ esac
 echo "| N | target | seconds | us per node | peak MB |"
 echo "|---|---|---|---|---|"
 for n in $sizes; do
-  /usr/bin/python3 bench/gen_dag.py "$n" 2 "$W/d$n.json" > /dev/null
+  case ${SHAPE:-gen_dag} in
+    gen_dag) /usr/bin/python3 bench/gen_dag.py "$n" 2 "$W/d$n.json" > /dev/null ;;
+    *) /usr/bin/python3 bench/gen_shapes.py "$SHAPE" "$n" 2 "$W/d$n.json" > /dev/null ;;
+  esac
   for t in $targets; do
     case $t in
       plan) args=(--emit plan -o "$W/d$n.plan") ;;

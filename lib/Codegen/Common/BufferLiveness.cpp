@@ -28,7 +28,8 @@ bool storesValue(OpOperand &use) {
 
 FailureOr<std::pair<int64_t, int64_t>>
 rankc::liveRange(Value root, Block &body,
-                 const DenseMap<Operation *, int64_t> &at) {
+                 const DenseMap<Operation *, int64_t> &at,
+                 SmallVectorImpl<unsigned> *returnedAt) {
   SmallVector<Value, 8> work{root};
   DenseSet<Value> seen{root};
   auto track = [&](ValueRange values) {
@@ -41,9 +42,13 @@ rankc::liveRange(Value root, Block &body,
     Value v = work.pop_back_val();
     for (OpOperand &use : v.getUses()) {
       Operation *user = use.getOwner();
-      if ((user->getBlock() == &body &&
-           user->hasTrait<OpTrait::IsTerminator>()) ||
-          isa<memref::DeallocOp, gpu::DeallocOp>(user) || storesValue(use))
+      if (user->getBlock() == &body &&
+          user->hasTrait<OpTrait::IsTerminator>()) {
+        if (!returnedAt || v != root)
+          return failure();
+        returnedAt->push_back(use.getOperandNumber());
+      }
+      if (isa<memref::DeallocOp, gpu::DeallocOp>(user) || storesValue(use))
         return failure();
       Operation *top = body.findAncestorOpInBlock(*user);
       if (!top)

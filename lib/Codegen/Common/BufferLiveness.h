@@ -11,6 +11,7 @@
 
 #include "mlir/IR/Block.h"
 #include "llvm/ADT/DenseMap.h"
+#include "llvm/ADT/SmallVector.h"
 
 #include <utility>
 
@@ -23,10 +24,14 @@ llvm::DenseMap<mlir::Operation *, int64_t> numberOps(mlir::Block &body);
 /// `root` or a value made from it (any result of an operation that uses
 /// one: views, addresses, a message's request, whose wait then ends the
 /// buffer's life), or failure when the buffer leaves the function (returned,
-/// stored, freed). {-1, -1}: never used.
+/// stored, freed). {-1, -1}: never used. With `returnedAt`, a buffer the
+/// body's terminator returns is no failure: the positions of the results
+/// it is (the buffer itself, not a view of it) are added there, and the
+/// terminator counts as a use.
 mlir::FailureOr<std::pair<int64_t, int64_t>>
 liveRange(mlir::Value root, mlir::Block &body,
-          const llvm::DenseMap<mlir::Operation *, int64_t> &at);
+          const llvm::DenseMap<mlir::Operation *, int64_t> &at,
+          llvm::SmallVectorImpl<unsigned> *returnedAt = nullptr);
 
 } // namespace rankc
 

@@ -10,7 +10,9 @@
 // the last operation of the function's body that uses it or anything made
 // from it (views, its address, a message's request: a buffer handed to
 // MPI or NCCL lives until the wait of the request the start returned).
-// Buffers that leave the function (results, outputs) are not planned.
+// Buffers that leave the function are not planned, except a step
+// function's outputs that are not carried into the next step: alive to its
+// end, they are read by the runtime before the next step begins.
 //
 // The body is straight-line code (a step's schedule, a part's kernels and
 // library calls), so the plan is an interval packing: buffers in the order
@@ -161,7 +163,10 @@ int64_t pack(MutableArrayRef<Interval> buffers) {
 
 /// Plans `fn`'s buffers; returns the intervals placed (empty: nothing to
 /// plan) and the block's bytes.
-int64_t planFunction(func::FuncOp fn, bool device,
+/// In a step function (`outputsInBlock`), a result that is not carried into
+/// the next step (a gradient, the loss) is planned too, alive to the end:
+/// the runtime copies it out before the next step runs the function again.
+int64_t planFunction(func::FuncOp fn, bool device, bool outputsInBlock,
                      SmallVectorImpl<Interval> &planned) {
   if (!fn.getBody().hasOneBlock())
     return 0;
@@ -173,9 +178,12 @@ int64_t planFunction(func::FuncOp fn, bool device,
     int64_t bytes = type ? plannedBytes(type) : -1;
     if (bytes < 0)
       continue;
-    FailureOr<std::pair<int64_t, int64_t>> range =
-        rankc::liveRange(op.getResult(0), body, at);
-    if (failed(range))
+    SmallVector<unsigned> returnedAt;
+    FailureOr<std::pair<int64_t, int64_t>> range = rankc::liveRange(
+        op.getResult(0), body, at, outputsInBlock ? &returnedAt : nullptr);
+    if (failed(range) || llvm::any_of(returnedAt, [&](unsigned r) {
+          return fn.getResultAttr(r, "rankc.carried_from");
+        }))
       continue;
     if (range->first < 0)
       unused.push_back(&op);
@@ -229,7 +237,7 @@ struct PlanBuffersPass
       if (!defined(fn) || !fn->hasAttr("rankc.part"))
         continue;
       SmallVector<Interval> planned;
-      int64_t bytes = planFunction(fn, device, planned);
+      int64_t bytes = planFunction(fn, device, /*outputsInBlock=*/false, planned);
       if (planned.empty())
         continue;
       auto blockType = MemRefType::get({bytes}, IntegerType::get(ctx, 8));
@@ -265,7 +273,7 @@ struct PlanBuffersPass
           }))
         continue;
       SmallVector<Interval> planned;
-      int64_t bytes = planFunction(fn, device, planned);
+      int64_t bytes = planFunction(fn, device, /*outputsInBlock=*/true, planned);
       if (planned.empty())
         continue;
       auto rawType =

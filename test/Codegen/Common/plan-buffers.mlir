@@ -9,8 +9,11 @@
 // into %b, so %c takes its bytes (offset 0); %m then takes %b's. %m is in a
 // message until its wait: %t, born meanwhile while %c is alive too, must
 // not share its bytes (it would, at 4096, if the send's start ended %m's
-// life); %u, born after the wait, takes them. A returned buffer leaves the
-// plan; an unused one is erased.
+// life); %u, born after the wait, takes them. A result of the step that is
+// not carried into the next step (%r) is in the block too, alive to the end
+// (the runtime copies it out before the next step); a carried one (%k,
+// rankc.carried_from) stays an allocation of the step arena. An unused
+// buffer is erased.
 // CHECK-LABEL: func.func private @step
 // CHECK: %[[S:.*]] = call @rankc_rt_scratch(%{{.*}}) {rankc.scratch_bytes = 12288 : i64} : (i64) -> memref<?xi8>
 // CHECK: memref.view %[[S]][%c0{{(_[0-9]+)?}}][] : memref<?xi8> to memref<1000xf32>
@@ -19,9 +22,10 @@
 // CHECK: memref.view %[[S]][%c4096{{(_[0-9]+)?}}][] : memref<?xi8> to memref<1000xf32>
 // CHECK: memref.view %[[S]][%c8192{{(_[0-9]+)?}}][] : memref<?xi8> to memref<1000xf32>
 // CHECK: memref.view %[[S]][%c4096{{(_[0-9]+)?}}][] : memref<?xi8> to memref<1000xf32>
-// CHECK: %[[R:.*]] = memref.alloc() : memref<4xf32>
+// CHECK: %[[R:.*]] = memref.view %[[S]][%c0{{(_[0-9]+)?}}][] : memref<?xi8> to memref<4xf32>
+// CHECK: %[[K:.*]] = memref.alloc() : memref<4xf32>
 // CHECK-NOT: memref.alloc
-// CHECK: return %[[R]]
+// CHECK: return %[[R]], %[[K]]
 // CHECK: func.func private @rankc_rt_scratch(i64) -> memref<?xi8> attributes {llvm.emit_c_interface}
 // With `device`, host allocations are not the plan's.
 // DEVICE-LABEL: func.func private @step
@@ -29,7 +33,7 @@
 // DEVICE: return
 func.func private @rankc_rt_isend(index, i64, i64, i32, i32, i32) -> i64
 func.func private @rankc_rt_wait(i64)
-func.func private @step(%x: f32) -> memref<4xf32> {
+func.func private @step(%x: f32) -> (memref<4xf32>, memref<4xf32> {rankc.carried_from = 0 : i64}) {
   %a = memref.alloc() : memref<1000xf32>
   %b = memref.alloc() : memref<1000xf32>
   %c = memref.alloc() : memref<1000xf32>
@@ -37,6 +41,7 @@ func.func private @step(%x: f32) -> memref<4xf32> {
   %t = memref.alloc() : memref<1000xf32>
   %u = memref.alloc() : memref<1000xf32>
   %r = memref.alloc() : memref<4xf32>
+  %k = memref.alloc() : memref<4xf32>
   %unused = memref.alloc() : memref<8xf32>
   linalg.fill ins(%x : f32) outs(%a : memref<1000xf32>)
   memref.copy %a, %b : memref<1000xf32> to memref<1000xf32>
@@ -50,7 +55,8 @@ func.func private @step(%x: f32) -> memref<4xf32> {
   call @rankc_rt_wait(%req) : (i64) -> ()
   memref.copy %c, %u : memref<1000xf32> to memref<1000xf32>
   linalg.fill ins(%x : f32) outs(%r : memref<4xf32>)
-  return %r : memref<4xf32>
+  linalg.fill ins(%x : f32) outs(%k : memref<4xf32>)
+  return %r, %k : memref<4xf32>, memref<4xf32>
 }
 
 // -----

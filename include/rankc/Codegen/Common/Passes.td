@@ -164,7 +164,10 @@ def RankcPlanBuffers : Pass<"rankc-plan-buffers", "mlir::ModuleOp"> {
     no operation of the body uses both while both are alive: a buffer lives
     from the first to the last operation that uses it or a value made from
     it (a view, its address, the request of a message it is in: until that
-    request's wait). A part's block is a new last argument
+    request's wait). In a step function, a result not carried into the
+    next step (no `rankc.carried_from`: a gradient, the loss) is placed too,
+    alive to the return (the runtime copies outputs out before the next
+    step); carried results stay allocations. A part's block is a new last argument
     (`rankc.scratch_bytes` on it), which every caller allocates before the
     call; a function only the outside calls (the step function) takes its
     block from the runtime: `func.call @rankc_rt_scratch(bytes)` (one block
