@@ -292,6 +292,8 @@ struct PlanBuffersPass
       Value size = arith::ConstantIntOp::create(b, loc, bytes, 64);
       auto call = func::CallOp::create(b, loc, scratch, ValueRange{size});
       call->setAttr(kScratchBytes, b.getI64IntegerAttr(bytes));
+      if (device) // (for rankc-step-memory: which memory the block is)
+        call->setAttr("rankc.scratch_on_device", b.getUnitAttr());
       placeInBlock(planned, call.getResult(0));
     }
   }

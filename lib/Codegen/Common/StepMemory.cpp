@@ -48,6 +48,7 @@ struct StepMemoryPass
     };
     // (Device code allocates nothing itself: gpu.module bodies are skipped.)
     int64_t scratch = 0;
+    bool scratchOnDevice = false;
     module.walk<WalkOrder::PreOrder>([&](Operation *op) {
       if (isa<gpu::GPUModuleOp>(op))
         return WalkResult::skip();
@@ -55,6 +56,8 @@ struct StepMemoryPass
       // step, the largest a step function asks for.
       if (auto bytes = op->getAttrOfType<IntegerAttr>("rankc.scratch_bytes"))
         scratch = std::max(scratch, bytes.getInt());
+      if (op->hasAttr("rankc.scratch_on_device"))
+        scratchOnDevice = true;
       if (!isa<memref::AllocOp, gpu::AllocOp>(op))
         return WalkResult::advance();
       // Inside a loop an allocation happens as often as the loop runs.
@@ -70,6 +73,8 @@ struct StepMemoryPass
     module->setAttr("rankc.step_host_bytes", b.getI64IntegerAttr(host));
     module->setAttr("rankc.step_device_bytes", b.getI64IntegerAttr(device));
     module->setAttr("rankc.step_scratch_bytes", b.getI64IntegerAttr(scratch));
+    if (device > 0 || scratchOnDevice)
+      module->setAttr("rankc.step_buffers_on_device", b.getUnitAttr());
     if (dynamic)
       module->setAttr("rankc.step_bytes_dynamic", b.getUnitAttr());
   }

@@ -5,8 +5,7 @@
 // upstream's fusion leaves the two ops apart; rankc-fuse-multi-output makes
 // them one loop writing both. It and the schedule are glue (optnone: LLVM
 // compiles them at -O0); the 512x512 part is a kernel and stays optimized.
-// Buffers the step keeps come from the runtime's aligned entry point; the
-// others from its planned block (rankc-plan-buffers). part0 is in the
+// Buffers come from the step's planned block (rankc-plan-buffers). part0 is in the
 // importer's form (ops on whole tensors, made linalg.generic by upstream's
 // convert-elementwise-to-linalg), part1 a generic as written.
 module attributes {comm.world_size = 1 : i64, comm.partitioned} {
@@ -39,14 +38,16 @@ module attributes {comm.world_size = 1 : i64, comm.partitioned} {
 
 // CHECK-LABEL: llvm.func @rank0(
 // CHECK-SAME: passthrough = ["noinline", "optnone"]
-// The step's planned buffers (the received message, exp sent) in one
-// block from the runtime; the outputs from the step arena.
+// The step's buffers (the received message, exp sent, and the outputs,
+// none carried into a next step) in one planned block from the runtime:
+// nothing from the step arena.
 // CHECK: llvm.call @rankc_rt_scratch(
+// CHECK-NOT: llvm.call @_mlir_memref_to_llvm_aligned_alloc(
 // CHECK: llvm.call @rankc_rt_irecv(
-// CHECK: llvm.call @_mlir_memref_to_llvm_aligned_alloc(
+// CHECK-NOT: llvm.call @_mlir_memref_to_llvm_aligned_alloc(
 // CHECK: llvm.call @rank0_part0(
 // CHECK: llvm.call @rankc_rt_isend(
-// CHECK: llvm.call @_mlir_memref_to_llvm_aligned_alloc(
+// CHECK-NOT: llvm.call @_mlir_memref_to_llvm_aligned_alloc(
 // CHECK: llvm.call @rank0_part1(
 // part0 writes both results into buffers its caller gave it.
 // CHECK-LABEL: llvm.func @rank0_part0(

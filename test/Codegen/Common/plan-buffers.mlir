@@ -72,7 +72,7 @@ func.func private @step(%x: f32) -> (memref<4xf32>, memref<4xf32> {rankc.carried
 // CHECK: memref.view %arg1[%c0{{.*}}][] : memref<512xi8> to memref<4xf32>
 // CHECK: memref.view %arg1[%c256{{.*}}][] : memref<512xi8> to memref<4xf32>
 // DEVICE-LABEL: func.func private @step
-// DEVICE: %[[S:.*]] = call @rankc_rt_scratch(%{{.*}}) {rankc.scratch_bytes = 512 : i64}
+// DEVICE: %[[S:.*]] = call @rankc_rt_scratch(%{{.*}}) {rankc.scratch_bytes = 512 : i64, rankc.scratch_on_device}
 // DEVICE: %[[B:.*]] = memref.view %[[S]][%c0{{.*}}][] : memref<?xi8> to memref<512xi8>
 // DEVICE: call @part(%arg0, %[[B]])
 // DEVICE-LABEL: func.func private @part
