@@ -93,6 +93,7 @@ struct Interval {
   Operation *alloc;
   MemRefType type;
   int64_t bytes, first, last, offset = 0;
+  Operation *firstUser = nullptr; // the body's op at `first`
 };
 
 /// Places the intervals (sorted by birth) in one block: best fit among the
@@ -190,6 +191,12 @@ int64_t planFunction(func::FuncOp fn, bool device, bool outputsInBlock,
     else
       planned.push_back({&op, type, bytes, range->first, range->second});
   }
+  // (Positions are those of `at`: numbered before the unused go.)
+  SmallVector<Operation *> ops;
+  for (Operation &op : body)
+    ops.push_back(&op);
+  for (Interval &b : planned)
+    b.firstUser = ops[b.first];
   for (Operation *op : unused)
     op->erase();
   llvm::stable_sort(planned, [](const Interval &a, const Interval &b) {
@@ -198,16 +205,29 @@ int64_t planFunction(func::FuncOp fn, bool device, bool outputsInBlock,
   return pack(planned);
 }
 
-/// Every planned allocation becomes a view of `block` at its offset.
+/// Every planned allocation becomes a view of `block` at its offset, made
+/// right before its first use; a result gets a view of its own right before
+/// the return. (Where the allocation was, often the function's top, a view
+/// would keep its descriptor alive across the whole function: LLVM's -O0
+/// register allocation then spills every such value at every block's end,
+/// and a schedule of a thousand outputs took seconds to build.)
 void placeInBlock(ArrayRef<Interval> planned, Value block) {
   for (const Interval &b : planned) {
-    OpBuilder builder(b.alloc);
     Location loc = b.alloc->getLoc();
-    Value offset = arith::ConstantIndexOp::create(builder, loc, b.offset);
-    Value view = memref::ViewOp::create(builder, loc, b.type, block, offset,
-                                        ValueRange());
+    auto viewBefore = [&](Operation *op) {
+      OpBuilder builder(op);
+      Value offset = arith::ConstantIndexOp::create(builder, loc, b.offset);
+      return memref::ViewOp::create(builder, loc, b.type, block, offset,
+                                    ValueRange())
+          .getResult();
+    };
+    Value view = viewBefore(b.firstUser);
     b.alloc->getResult(0).replaceAllUsesWith(view);
     b.alloc->erase();
+    Operation *terminator = view.getParentBlock()->getTerminator();
+    for (OpOperand &use : llvm::make_early_inc_range(view.getUses()))
+      if (use.getOwner() == terminator)
+        use.set(viewBefore(terminator));
   }
 }
 

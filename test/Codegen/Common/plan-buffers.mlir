@@ -16,16 +16,19 @@
 // buffer is erased.
 // CHECK-LABEL: func.func private @step
 // CHECK: %[[S:.*]] = call @rankc_rt_scratch(%{{.*}}) {rankc.scratch_bytes = 12288 : i64} : (i64) -> memref<?xi8>
+// CHECK: %[[K:.*]] = memref.alloc() : memref<4xf32>
 // CHECK: memref.view %[[S]][%c0{{(_[0-9]+)?}}][] : memref<?xi8> to memref<1000xf32>
 // CHECK: memref.view %[[S]][%c4096{{(_[0-9]+)?}}][] : memref<?xi8> to memref<1000xf32>
 // CHECK: memref.view %[[S]][%c0{{(_[0-9]+)?}}][] : memref<?xi8> to memref<1000xf32>
 // CHECK: memref.view %[[S]][%c4096{{(_[0-9]+)?}}][] : memref<?xi8> to memref<1000xf32>
 // CHECK: memref.view %[[S]][%c8192{{(_[0-9]+)?}}][] : memref<?xi8> to memref<1000xf32>
 // CHECK: memref.view %[[S]][%c4096{{(_[0-9]+)?}}][] : memref<?xi8> to memref<1000xf32>
-// CHECK: %[[R:.*]] = memref.view %[[S]][%c0{{(_[0-9]+)?}}][] : memref<?xi8> to memref<4xf32>
-// CHECK: %[[K:.*]] = memref.alloc() : memref<4xf32>
+// CHECK: memref.view %[[S]][%c0{{(_[0-9]+)?}}][] : memref<?xi8> to memref<4xf32>
 // CHECK-NOT: memref.alloc
-// CHECK: return %[[R]], %[[K]]
+// Each view is made right before its first use, and a result's again
+// right before the return (no descriptor alive across the function).
+// CHECK: %[[R:.*]] = memref.view %[[S]][%c0{{(_[0-9]+)?}}][] : memref<?xi8> to memref<4xf32>
+// CHECK-NEXT: return %[[R]], %[[K]]
 // CHECK: func.func private @rankc_rt_scratch(i64) -> memref<?xi8> attributes {llvm.emit_c_interface}
 // With `device`, host allocations are not the plan's.
 // DEVICE-LABEL: func.func private @step
