@@ -154,7 +154,8 @@ llvm::json::Object memoryJson(func::FuncOp fn, DictionaryAttr planned) {
   auto micro = planned.getAs<DictionaryAttr>("micro_step");
   int64_t host = integer(step, "rankc.step_host_bytes"),
           device = integer(step, "rankc.step_device_bytes");
-  bool onDevice = device > 0 || (step && step.get("rankc.step_buffers_on_device"));
+  // (rankc-step-memory: device allocations or a planned block on the device)
+  bool onDevice = step && step.get("rankc.step_buffers_on_device");
   int64_t stepBytes = onDevice ? device : host;
   int64_t microBytes =
       micro ? integer(micro, onDevice ? "rankc.step_device_bytes"

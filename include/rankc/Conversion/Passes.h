@@ -30,6 +30,11 @@ constexpr llvm::StringLiteral kStreamOrdered = "rankc.stream_ordered";
 /// On a part's function after convert-comm-to-runtime (which drops the
 /// comm.* attributes): its results go only to the runtime or to other parts.
 constexpr llvm::StringLiteral kPartFunction = "rankc.part";
+/// On a result of the step function (set with the manifest): the argument
+/// whose next value the result is, carried into the next step
+/// (rankc-donate-carried writes it there; rankc-plan-buffers keeps it out of
+/// the step's block).
+constexpr llvm::StringLiteral kCarriedFrom = "rankc.carried_from";
 
 } // namespace rankc
 

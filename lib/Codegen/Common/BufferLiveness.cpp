@@ -9,6 +9,26 @@
 
 using namespace mlir;
 
+int64_t rankc::alignedBytes(MemRefType type) {
+  if (!type.hasStaticShape())
+    return -1;
+  int64_t bits = type.getElementTypeBitWidth();
+  int64_t bytes =
+      std::max<int64_t>(type.getNumElements() * ((bits + 7) / 8), 1);
+  return (bytes + kBufferAlign - 1) / kBufferAlign * kBufferAlign;
+}
+
+DenseMap<Operation *, SmallVector<func::CallOp>>
+rankc::callersOf(ModuleOp module) {
+  DenseMap<Operation *, SmallVector<func::CallOp>> callers;
+  SymbolTable symbols(module);
+  module.walk([&](func::CallOp call) {
+    if (auto callee = symbols.lookup<func::FuncOp>(call.getCallee()))
+      callers[callee].push_back(call);
+  });
+  return callers;
+}
+
 DenseMap<Operation *, int64_t> rankc::numberOps(Block &body) {
   DenseMap<Operation *, int64_t> at;
   int64_t n = 0;

@@ -1,15 +1,20 @@
 //===- BufferLiveness.h - where in a body a buffer is alive -----*- C++ -*-===//
 //
-// The liveness rankc-plan-buffers and rankc-donate-carried share: in a
+// What the memory-plan passes share (rankc-part-out-params,
+// rankc-donate-carried, rankc-plan-buffers, rankc-step-memory): in a
 // function's straight-line body, the first and last operation that uses a
-// buffer or any value made from it.
+// buffer or any value made from it; a buffer's bytes in a step's memory;
+// the calls of each function.
 //
 //===----------------------------------------------------------------------===//
 
 #ifndef RANKC_CODEGEN_COMMON_BUFFERLIVENESS_H
 #define RANKC_CODEGEN_COMMON_BUFFERLIVENESS_H
 
+#include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/IR/Block.h"
+#include "mlir/IR/BuiltinOps.h"
+#include "mlir/IR/BuiltinTypes.h"
 #include "llvm/ADT/DenseMap.h"
 #include "llvm/ADT/SmallVector.h"
 
@@ -32,6 +37,21 @@ mlir::FailureOr<std::pair<int64_t, int64_t>>
 liveRange(mlir::Value root, mlir::Block &body,
           const llvm::DenseMap<mlir::Operation *, int64_t> &at,
           llvm::SmallVectorImpl<unsigned> *returnedAt = nullptr);
+
+/// Every buffer of a step starts on this (runtime/core/Arena.cpp's kAlign,
+/// and the offsets of rankc-plan-buffers' block).
+constexpr int64_t kBufferAlign = 256;
+
+/// The bytes a buffer of `type` takes in a step's memory (at least one
+/// element's worth, rounded up to kBufferAlign), or -1 if its size is
+/// dynamic.
+int64_t alignedBytes(mlir::MemRefType type);
+
+/// The calls of each function of `module` (func.call, looked up through a
+/// symbol table: a lookup is a hash, not a scan of the module's thousands
+/// of parts).
+llvm::DenseMap<mlir::Operation *, llvm::SmallVector<mlir::func::CallOp>>
+callersOf(mlir::ModuleOp module);
 
 } // namespace rankc
 

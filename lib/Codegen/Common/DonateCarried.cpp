@@ -21,6 +21,7 @@
 
 #include "BufferLiveness.h"
 #include "rankc/Codegen/Common/Passes.h"
+#include "rankc/Conversion/Passes.h"
 
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
 
@@ -33,7 +34,6 @@ using namespace mlir;
 
 namespace {
 
-constexpr llvm::StringLiteral kCarriedFrom = "rankc.carried_from";
 
 /// Whether `op` reads `in` and writes `out` element for element: a generic
 /// of parallel loops where every operand `in` is has the indexing of the
@@ -105,7 +105,7 @@ void donate(func::FuncOp fn, SymbolTable &symbols) {
   // values mostly meet in one part: the optimizer's).
   DenseMap<Operation *, DenseMap<Operation *, int64_t>> numbered;
   for (unsigned j = 0; j < fn.getNumResults(); ++j) {
-    auto from = fn.getResultAttrOfType<IntegerAttr>(j, kCarriedFrom);
+    auto from = fn.getResultAttrOfType<IntegerAttr>(j, rankc::kCarriedFrom);
     if (!from || from.getInt() >= fn.getNumArguments())
       continue;
     Value result = ret.getOperand(j);

@@ -15,7 +15,9 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "BufferLiveness.h"
 #include "rankc/Codegen/Common/Passes.h"
+#include "rankc/Conversion/Passes.h"
 
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/IRMapping.h"
@@ -136,16 +138,11 @@ struct PartOutParamsPass
     : public rankc::impl::RankcPartOutParamsBase<PartOutParamsPass> {
   void runOnOperation() override {
     ModuleOp module = getOperation();
-    DenseMap<Operation *, SmallVector<func::CallOp>> callers;
-    // (A symbol table: a lookup is a hash, not a scan of the module's
-    // thousands of parts.)
-    SymbolTable symbols(module);
-    module.walk([&](func::CallOp call) {
-      if (auto callee = symbols.lookup<func::FuncOp>(call.getCallee()))
-        callers[callee].push_back(call);
-    });
+    DenseMap<Operation *, SmallVector<func::CallOp>> callers =
+        rankc::callersOf(module);
     for (func::FuncOp fn : module.getOps<func::FuncOp>())
-      if (!fn.isExternal() && fn.isPrivate() && fn->hasAttr("rankc.part") &&
+      if (!fn.isExternal() && fn.isPrivate() &&
+          fn->hasAttr(rankc::kPartFunction) &&
           failed(promote(fn, callers.lookup(fn))))
         return signalPassFailure();
   }

@@ -36,6 +36,7 @@
 
 #include "BufferLiveness.h"
 #include "rankc/Codegen/Common/Passes.h"
+#include "rankc/Conversion/Passes.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
@@ -55,20 +56,16 @@ using namespace mlir;
 
 namespace {
 
-constexpr int64_t kAlign = 256; // as runtime/core/Arena.cpp aligns
 constexpr llvm::StringLiteral kScratch = "rankc_rt_scratch";
 constexpr llvm::StringLiteral kScratchBytes = "rankc.scratch_bytes";
 
 /// A buffer's bytes in the plan, or -1 if it cannot be a view of a byte
 /// block (a dynamic size, a layout, a memory space, an index element).
 int64_t plannedBytes(MemRefType type) {
-  if (!type.hasStaticShape() || !type.getLayout().isIdentity() ||
-      type.getMemorySpace() || !type.getElementType().isIntOrFloat())
+  if (!type.getLayout().isIdentity() || type.getMemorySpace() ||
+      !type.getElementType().isIntOrFloat())
     return -1;
-  int64_t bits = type.getElementType().getIntOrFloatBitWidth();
-  int64_t bytes =
-      std::max<int64_t>(type.getNumElements() * ((bits + 7) / 8), 1);
-  return (bytes + kAlign - 1) / kAlign * kAlign;
+  return rankc::alignedBytes(type);
 }
 
 /// The type of `op` if it is an allocation this plan takes: memref.alloc
@@ -84,7 +81,7 @@ MemRefType plannable(Operation *op, bool device) {
   }
   auto a = dyn_cast<memref::AllocOp>(op);
   if (!a || !a.getDynamicSizes().empty() || !a.getSymbolOperands().empty() ||
-      (a.getAlignment() && *a.getAlignment() > uint64_t(kAlign)))
+      (a.getAlignment() && *a.getAlignment() > uint64_t(rankc::kBufferAlign)))
     return {};
   return a.getType();
 }
@@ -183,7 +180,7 @@ int64_t planFunction(func::FuncOp fn, bool device, bool outputsInBlock,
     FailureOr<std::pair<int64_t, int64_t>> range = rankc::liveRange(
         op.getResult(0), body, at, outputsInBlock ? &returnedAt : nullptr);
     if (failed(range) || llvm::any_of(returnedAt, [&](unsigned r) {
-          return fn.getResultAttr(r, "rankc.carried_from");
+          return fn.getResultAttr(r, rankc::kCarriedFrom);
         }))
       continue;
     if (range->first < 0)
@@ -239,14 +236,8 @@ struct PlanBuffersPass
     ModuleOp module = getOperation();
     MLIRContext *ctx = &getContext();
     // Who calls whom (func.call only: the program's functions).
-    DenseMap<Operation *, SmallVector<func::CallOp>> callers;
-    // (A symbol table: a lookup is a hash, not a scan of the module's
-    // thousands of parts.)
-    SymbolTable symbols(module);
-    module.walk([&](func::CallOp call) {
-      if (auto callee = symbols.lookup<func::FuncOp>(call.getCallee()))
-        callers[callee].push_back(call);
-    });
+    DenseMap<Operation *, SmallVector<func::CallOp>> callers =
+        rankc::callersOf(module);
     auto defined = [](func::FuncOp fn) {
       return !fn.isExternal() && fn.isPrivate();
     };
@@ -254,7 +245,7 @@ struct PlanBuffersPass
     // Parts first: their blocks become arguments, allocated by the callers
     // (whose plans then hold them for the length of the call).
     for (func::FuncOp fn : module.getOps<func::FuncOp>()) {
-      if (!defined(fn) || !fn->hasAttr("rankc.part"))
+      if (!defined(fn) || !fn->hasAttr(rankc::kPartFunction))
         continue;
       SmallVector<Interval> planned;
       int64_t bytes = planFunction(fn, device, /*outputsInBlock=*/false, planned);
@@ -286,7 +277,7 @@ struct PlanBuffersPass
     // program calls keeps its allocations: two such blocks would be one.)
     func::FuncOp scratch;
     for (func::FuncOp fn : module.getOps<func::FuncOp>()) {
-      if (!defined(fn) || fn->hasAttr("rankc.part") ||
+      if (!defined(fn) || fn->hasAttr(rankc::kPartFunction) ||
           llvm::any_of(callers.lookup(fn), [](func::CallOp call) {
             auto owner = call->getParentOfType<func::FuncOp>();
             return owner && owner.isPrivate();

@@ -5,6 +5,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "BufferLiveness.h"
 #include "rankc/Codegen/Common/Passes.h"
 
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
@@ -21,18 +22,6 @@ using namespace mlir;
 
 namespace {
 
-// runtime/core/Arena.cpp's kAlign: every buffer starts on it.
-constexpr int64_t kArenaAlign = 256;
-
-/// The arena bytes of one allocation of `type`, or -1 if its size is dynamic.
-int64_t arenaBytes(MemRefType type) {
-  if (!type.hasStaticShape())
-    return -1;
-  int64_t bits = type.getElementTypeBitWidth();
-  int64_t bytes = std::max<int64_t>(type.getNumElements() * ((bits + 7) / 8), 1);
-  return (bytes + kArenaAlign - 1) / kArenaAlign * kArenaAlign;
-}
-
 struct StepMemoryPass
     : public rankc::impl::RankcStepMemoryBase<StepMemoryPass> {
   void runOnOperation() override {
@@ -40,7 +29,7 @@ struct StepMemoryPass
     int64_t host = 0, device = 0;
     bool dynamic = false;
     auto count = [&](MemRefType type, int64_t &sum) {
-      int64_t bytes = arenaBytes(type);
+      int64_t bytes = rankc::alignedBytes(type);
       if (bytes < 0)
         dynamic = true;
       else

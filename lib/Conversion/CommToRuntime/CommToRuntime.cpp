@@ -296,10 +296,10 @@ struct CommToRuntimePass
       // (Except which input each carried result is the next value of:
       // rankc-donate-carried writes the result over that input.)
       for (unsigned i = 0; i < fn.getNumResults(); ++i) {
-        Attribute from = fn.getResultAttr(i, "rankc.carried_from");
+        Attribute from = fn.getResultAttr(i, rankc::kCarriedFrom);
         fn.setResultAttrs(i, ArrayRef<NamedAttribute>{});
         if (from)
-          fn.setResultAttr(i, "rankc.carried_from", from);
+          fn.setResultAttr(i, rankc::kCarriedFrom, from);
       }
       fn->removeAttr(comm::CommDialect::kRanks);
       if (fn->removeAttr(comm::CommDialect::kPartOf))

@@ -139,7 +139,7 @@ std::string manifestText(ModuleOp module, func::FuncOp program,
     carried += "state " + std::to_string(arg) + " " + std::to_string(result) +
                "\n";
     // For rankc-donate-carried: the result may be written over its input.
-    program.setResultAttr(result, "rankc.carried_from",
+    program.setResultAttr(result, rankc::kCarriedFrom,
                           IntegerAttr::get(IntegerType::get(
                                                program.getContext(), 64),
                                            arg));
