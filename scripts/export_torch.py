@@ -10,7 +10,7 @@ sys.path.
          [--nesterov] [--weight-decay W] [--betas B1,B2] [--eps E]]
         [--freeze PARAM]...
         [--lr-schedule JSON | --lr-input] [--clip-grad-norm M]
-        [--accumulate K] [--global-loss]
+        [--accumulate K] [--global-loss] [--autocast bf16]
 
 --lr-schedule takes dag-format.md's `lr_schedule` list as JSON, e.g.
 '[{"kind": "linear", "start_factor": 0.1, "steps": 100},
@@ -58,6 +58,9 @@ def main():
                     help="micro-steps per optimizer update")
     ap.add_argument("--global-loss", action="store_true",
                     help="also output 'global_loss', the loss averaged over the ranks")
+    ap.add_argument("--autocast", choices=["bf16"],
+                    help="trace the forward under torch.autocast (CPU rules): "
+                         "bf16 matmuls, f32 master weights and optimizer")
     a = ap.parse_args()
     torch.manual_seed(0)
     if a.model not in MODELS:
@@ -85,7 +88,7 @@ def main():
                       first_bucket_cap_mb=a.first_bucket_cap_mb, optimizer=optimizer,
                       lr_schedule=a.lr_schedule, lr_input=a.lr_input,
                       clip_grad_norm=a.clip_grad_norm, accumulate=a.accumulate,
-                      global_loss=a.global_loss)
+                      global_loss=a.global_loss, autocast=a.autocast)
     json.dump(doc, open(a.out, "w"), indent=1)
 
 

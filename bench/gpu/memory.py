@@ -82,7 +82,7 @@ def prepare(rankc, work, names):
     for name in names:
         m, x, t, loss, opt = setup(name)
         t0 = time.time()
-        doc = export_step(m, (x,), loss, targets=(t,) if t is not None else None,
+        doc = export_step(m, (x,), loss, targets=(t,) if t is not None else (),
                           optimizer=opt)
         export_s = time.time() - t0
         d = os.path.join(work, name)

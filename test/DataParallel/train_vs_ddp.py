@@ -11,7 +11,7 @@ Every rank's final parameters and last loss must agree.
     train_vs_ddp.py RANKC WORKDIR RANKS STEPS MODEL OPTIMIZER-JSON
         [--ignore PARAM] [--freeze PARAM] [--rtol R] [--atol A] [--lib]
         [--feed S --shuffle SEED] [--schedule warmcos|step|exp]
-        [--clip M [--norm-type inf]] [--accumulate K]
+        [--clip M [--norm-type inf]] [--accumulate K] [--autocast bf16]
 
 --schedule adds a torch.optim.lr_scheduler on both sides (warmcos:
 SequentialLR of LinearLR and CosineAnnealingLR; step: StepLR; exp:
@@ -21,6 +21,10 @@ value). --accumulate K runs STEPS optimizer steps of K micro-steps each
 (DDP under no_sync, the loss divided by K), a new batch every micro-step
 (--feed S is then required).
 
+--autocast bf16 exports the step under CPU autocast and runs DDP's forward
+under torch.autocast, with bf16 matmuls accumulating in f32 as version 3's
+rule says (f32_accumulate.py: PyTorch 1.13's CPU bf16 GEMMs do not).
+
 --feed S gives every rank S batches, fed one a step (`launch --feed input0`,
 row k mod S, in --shuffle SEED's order when given): DDP trains on the same
 batches in the same order (rankc.datasets.feed_row).
@@ -29,6 +33,7 @@ batches in the same order (rankc.datasets.feed_row).
 compiled step) instead of OUT/launch.
 
 Prints one line per mismatch and "N passed, M failed"."""
+import contextlib
 import json
 import os
 import socket
@@ -47,7 +52,9 @@ import export_torch  # noqa: E402
 sys.path.insert(0, os.path.join(HERE, "..", "..", "python"))
 from rankc import datasets  # noqa: E402
 
-LOSS = lambda y: (y * y).mean()  # noqa: E731
+# (.float(): under autocast the loss is f32, as the recipe's cross-entropy is;
+# a no-op on f32.)
+LOSS = lambda y: (y.float() * y.float()).mean()  # noqa: E731
 OPTIMIZERS = {"sgd": torch.optim.SGD, "adam": torch.optim.Adam, "adamw": torch.optim.AdamW}
 
 
@@ -84,7 +91,22 @@ def make_schedule(opt, which):
 
 
 def ddp_worker(r, ranks, port, kind, spec, ignore, freeze, steps, batches, out,
-               order=None, schedule=None, clip=None, norm_type=2.0, accumulate=1):
+               order=None, schedule=None, clip=None, norm_type=2.0, accumulate=1,
+               autocast=None):
+    from f32_accumulate import F32Accumulate
+    if autocast:
+        mode = F32Accumulate()
+        mixed = lambda: torch.autocast("cpu", dtype=torch.bfloat16)  # noqa: E731
+    else:
+        mode, mixed = contextlib.nullcontext(), contextlib.nullcontext
+    with mode:
+        _ddp_worker(r, ranks, port, kind, spec, ignore, freeze, steps, batches, out,
+                    order, schedule, clip, norm_type, accumulate, mixed)
+
+
+
+def _ddp_worker(r, ranks, port, kind, spec, ignore, freeze, steps, batches, out,
+                order, schedule, clip, norm_type, accumulate, mixed):
     os.environ.update(MASTER_ADDR="127.0.0.1", MASTER_PORT=str(port))
     dist.init_process_group("gloo", rank=r, world_size=ranks)
     torch.set_num_threads(1)
@@ -103,10 +125,12 @@ def ddp_worker(r, ranks, port, kind, spec, ignore, freeze, steps, batches, out,
             batch = batches[r] if order is None else batches[r][datasets.feed_row(m, *order)]
             if micro + 1 < accumulate:
                 with ddp.no_sync():
-                    loss = LOSS(ddp(batch))
+                    with mixed():
+                        loss = LOSS(ddp(batch))
                     (loss / accumulate).backward()
             else:
-                loss = LOSS(ddp(batch))
+                with mixed():
+                    loss = LOSS(ddp(batch))
                 (loss / accumulate).backward()
         if clip is not None:
             norm = torch.nn.utils.clip_grad_norm_(
@@ -119,6 +143,12 @@ def ddp_worker(r, ranks, port, kind, spec, ignore, freeze, steps, batches, out,
     if norm is not None:
         res["grad_norm"] = np.float32(norm.item())
     np.savez(os.path.join(out, f"rank{r}.npz"), **res)
+    if mixed is not contextlib.nullcontext:
+        # Freeing DDP's reducer can deadlock in PyTorch 1.13 once a dispatch
+        # mode ran (F32Accumulate): gloo's thread frees a tensor that has a
+        # Python object, which needs the GIL, while the main thread, holding
+        # the GIL, joins that thread. The results are saved: leave.
+        os._exit(0)
     dist.destroy_process_group()
 
 
@@ -152,6 +182,7 @@ def main():
     lr_input = "--lr-input" in args
     if lr_input:
         args.remove("--lr-input")
+    autocast = take("--autocast")
     rtol = take("--rtol", default=1e-4, cast=float)
     atol = take("--atol", default=1e-6, cast=float)
     rankc, work, ranks, steps, kind, spec = args[0], args[1], int(args[2]), int(args[3]), args[4], json.loads(args[5])
@@ -185,7 +216,8 @@ def main():
                                    clip_grad_norm=None if clip is None else
                                    {"max_norm": clip, "output": "grad_norm",
                                     "norm_type": "inf" if norm_type == float("inf") else 2},
-                                   accumulate=accumulate, lr_input=lr_input)
+                                   accumulate=accumulate, lr_input=lr_input,
+                                   autocast=autocast)
     if ignore:
         doc["data_parallel"]["ignore"] = ignore
     path = os.path.join(work, "step.json")
@@ -220,7 +252,8 @@ def main():
     ref = tempfile.mkdtemp(dir=work)
     mp.spawn(ddp_worker, nprocs=ranks, join=True,
              args=(ranks, free_port(), kind, spec, ignore, freeze, steps, batches, ref,
-                   (feed, seed) if feed else None, schedule, clip, norm_type, accumulate))
+                   (feed, seed) if feed else None, schedule, clip, norm_type, accumulate,
+                   autocast))
     passed = failed = 0
     for r in range(ranks):
         want = np.load(os.path.join(ref, f"rank{r}.npz"))

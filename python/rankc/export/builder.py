@@ -6,9 +6,10 @@ import math
 import torch
 from torch.fx.passes.shape_prop import TensorMetadata
 
-from .registry import TRANSLATIONS, Unsupported
+from .registry import OPMATH, TRANSLATIONS, Unsupported
 
 INF_SAFE = ("f16", "bf16", "f32", "f64")
+LOW = ("f16", "bf16")
 
 DTYPES = {torch.float32: "f32", torch.float64: "f64", torch.float16: "f16",
           torch.bfloat16: "bf16", torch.int64: "i64", torch.int32: "i32",
@@ -42,6 +43,8 @@ class Ops:
         return self.add("constant", value=value, dtype=dtype, **extra)
 
     def dtype_of(self, node):
+        if node in self.widened:
+            return "f32"
         return self.dtype_name(_meta(node).dtype)
 
     def shape_of(self, node):
@@ -77,6 +80,7 @@ class Exporter(Ops):
         self.ids = {}  # fx node -> DAG node id (aliases map to their source)
         self.count = 0
         self.updates = {}  # buffer placeholder -> its new value (batch norm)
+        self.widened = {}  # fx node -> its f32 cast, while an opmath op translates
 
     @staticmethod
     def dtype_name(dt):
@@ -101,6 +105,14 @@ class Exporter(Ops):
             return self.ids[a]
         return self.constant(float(a) if dtype.startswith(("f", "b")) and dtype != "bool" else a, dtype)
 
+    def promoted(self, a, dtype):
+        """arg(a, dtype), cast to `dtype` when it is a tensor of another
+        dtype (PyTorch's type promotion, which the DAG writes out)."""
+        x = self.arg(a, dtype)
+        if isinstance(a, torch.fx.Node) and self.dtype_of(a) != dtype:
+            return self.add("cast", [x], dtype=dtype)
+        return x
+
     def translate(self, n):
         """The DAG id of fx node `n` (a list of ids for several results)."""
         t = n.target
@@ -124,4 +136,30 @@ class Exporter(Ops):
         translation = TRANSLATIONS.get(name)
         if translation is None:
             raise Unsupported(f"aten.{name}")
+        if name in OPMATH:
+            return self._in_f32(translation, n, a, shape, dtype)
         return translation(self, n, a, shape, dtype)
+
+    def _in_f32(self, translation, n, a, shape, dtype):
+        """translation(...) with its f16/bf16 tensor operands cast to f32
+        and its f16/bf16 results cast back: one rounding, as ATen's."""
+        low = []
+        torch.fx.node.map_arg((n.args, n.kwargs), lambda x: low.append(x)
+                              if self.dtype_name(_meta(x).dtype) in LOW else None)
+        dtypes = dtype if isinstance(dtype, list) else [dtype]
+        if not low and not any(d in LOW for d in dtypes):
+            return translation(self, n, a, shape, dtype)
+        saved = {x: self.ids[x] for x in low}
+        for x in low:
+            self.ids[x] = self.widened[x] = self.add("cast", [saved[x]], dtype="f32")
+        try:
+            wide = [("f32" if d in LOW else d) for d in dtypes]
+            out = translation(self, n, a, shape, wide if isinstance(dtype, list) else wide[0])
+        finally:
+            self.ids.update(saved)
+            for x in low:
+                del self.widened[x]
+        narrow = lambda v, d: self.add("cast", [v], dtype=d) if d in LOW and v is not None else v
+        if isinstance(dtype, list):
+            return [narrow(v, d) for v, d in zip(out, dtype)]
+        return narrow(out, dtype)

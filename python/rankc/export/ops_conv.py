@@ -13,7 +13,8 @@ def _per_axis(v, k):
     v = list(v) if isinstance(v, (list, tuple)) else [v]
     return v * k if len(v) == 1 else v
 
-@aten("convolution.default")
+# (opmath: the bias is added to the f32 accumulator, as cuDNN and oneDNN do)
+@aten("convolution.default", opmath=True)
 def convolution_default(self, n, a, shape, dtype):
     x, w, b, stride, padding, dilation, transposed, out_pad, groups = a[:9]
     k = len(self.shape_of(x)) - 2
@@ -139,7 +140,7 @@ def max_pool2d_with_indices_backward_default(self, n, a, shape, dtype):
 
 aten("max_pool3d_with_indices_backward.default")(max_pool2d_with_indices_backward_default)
 
-@aten("avg_pool2d.default")
+@aten("avg_pool2d.default", opmath=True)
 def avg_pool2d_default(self, n, a, shape, dtype):
     k = len(self.shape_of(a[0])) - 2
     kernel = _per_axis(a[1], k)

@@ -19,7 +19,9 @@ def _binary(name, op):
     def translate(self, n, a, shape, dtype):
         if name in ("add.Tensor", "sub.Tensor") and len(a) > 2 or n.kwargs.get("alpha", 1) != 1:
             raise Unsupported(f"aten.{name} with alpha")
-        return self.add(op, [self.arg(a[0], dtype), self.arg(a[1], dtype)])
+        # PyTorch promotes mixed operands (an f32 residual plus an autocast
+        # bf16 branch is f32); the DAG wants the casts written.
+        return self.add(op, [self.promoted(x, dtype) for x in a[:2]])
     return translate
 
 
@@ -38,7 +40,7 @@ def rsub(self, n, a, shape, dtype):
     return self.add("sub", [self.arg(a[1], dtype), self.arg(a[0], dtype)])
 
 
-@aten("_softmax.default")
+@aten("_softmax.default", opmath=True)
 def softmax(self, n, a, shape, dtype):
     # exp(x - max) / sum(exp(x - max)) along the axis
     x, d = self.arg(a[0], dtype), a[1]
@@ -47,7 +49,7 @@ def softmax(self, n, a, shape, dtype):
     return self.add("div", [e, self.add("sum", [e], axes=[d], keepdims=True)])
 
 
-@aten("_softmax_backward_data.default")
+@aten("_softmax_backward_data.default", opmath=True)
 def softmax_backward(self, n, a, shape, dtype):
     # y * (g - sum(g * y)) along the axis
     g, y, d = self.ids[a[0]], self.ids[a[1]], a[2]
@@ -55,7 +57,7 @@ def softmax_backward(self, n, a, shape, dtype):
     return self.add("mul", [y, self.add("sub", [g, s_])])
 
 
-@aten("gelu.default")
+@aten("gelu.default", opmath=True)
 def gelu(self, n, a, shape, dtype):
     if n.kwargs.get("approximate", "none") != "none":
         raise Unsupported("aten.gelu with approximate='tanh'")
@@ -63,7 +65,7 @@ def gelu(self, n, a, shape, dtype):
     return self.add("mul", [self._gelu_cdf(x, dtype), x])
 
 
-@aten("gelu_backward.default")
+@aten("gelu_backward.default", opmath=True)
 def gelu_backward(self, n, a, shape, dtype):
     if n.kwargs.get("approximate", "none") != "none":
         raise Unsupported("aten.gelu_backward with approximate='tanh'")
@@ -105,8 +107,11 @@ def mm(self, n, a, shape, dtype):
     return self.add("matmul", [self.arg(a[0], dtype), self.arg(a[1], dtype)])
 
 
-@aten("addmm.default")
+# (opmath: the bias is added to the f32 accumulator, as in cuBLAS's epilogue)
+@aten("addmm.default", opmath=True)
 def addmm(self, n, a, shape, dtype):
+    if n.kwargs.get("beta", 1) != 1 or n.kwargs.get("alpha", 1) != 1:
+        raise Unsupported("aten.addmm with alpha or beta")
     mm = self.add("matmul", [self.arg(a[1], dtype), self.arg(a[2], dtype)])
     return self.add("add", [self.arg(a[0], dtype), mm])
 
@@ -158,7 +163,7 @@ def threshold_backward(self, n, a, shape, dtype):
     return self.add("where", [cond, self.ids[a[0]], zero])
 
 
-@aten("tanh_backward.default")
+@aten("tanh_backward.default", opmath=True)
 def tanh_backward(self, n, a, shape, dtype):
     # grad * (1 - y^2)
     one = self.constant(1.0, dtype)
@@ -167,7 +172,7 @@ def tanh_backward(self, n, a, shape, dtype):
     return self.add("mul", [self.ids[a[0]], d])
 
 
-@aten("native_layer_norm.default")
+@aten("native_layer_norm.default", opmath=True)
 def layer_norm(self, n, a, shape, dtypes):
     c = lambda v: self.constant(v, dtypes[0])  # noqa: E731
     x, dims, w, b, eps = self.ids[a[0]], a[1], a[2], a[3], a[4]
@@ -184,7 +189,7 @@ def layer_norm(self, n, a, shape, dtypes):
     return [out, mean, rstd]
 
 
-@aten("native_layer_norm_backward.default")
+@aten("native_layer_norm_backward.default", opmath=True)
 def layer_norm_backward(self, n, a, shape, dtypes):
     g, x, dims, mean, rstd, w, b, mask = (self.ids.get(v, v) if isinstance(v, torch.fx.Node) else v
                                            for v in a)

@@ -9,7 +9,7 @@ from .registry import aten
 
 
 # ---- losses --------------------------------------------------------------
-@aten("_log_softmax.default")
+@aten("_log_softmax.default", opmath=True)
 def _log_softmax_default(self, n, a, shape, dtype):
     x, d = self.ids[a[0]], a[1]
     mx = self.add("max", [x], axes=[d], keepdims=True)
@@ -17,7 +17,7 @@ def _log_softmax_default(self, n, a, shape, dtype):
     lse = self.add("log", [self.add("sum", [self.add("exp", [xc])], axes=[d], keepdims=True)])
     return self.add("sub", [xc, lse])
 
-@aten("_log_softmax_backward_data.default")
+@aten("_log_softmax_backward_data.default", opmath=True)
 def _log_softmax_backward_data_default(self, n, a, shape, dtype):
     # grad - exp(y) * sum(grad)
     g, y, d = self.ids[a[0]], self.ids[a[1]], a[2]
@@ -41,7 +41,7 @@ def _onehot(self, target, classes, xshape, tdtype, ignore):
     t = self.reshape(target, [xshape[0], 1])
     return self.add("eq", [cls, t])
 
-@aten("nll_loss_forward.default")
+@aten("nll_loss_forward.default", opmath=True)
 def nll_loss_forward_default(self, n, a, shapes, dtypes):
     x, target, weight, reduction, ignore = a[:5]
     if weight is not None:
@@ -62,7 +62,7 @@ def nll_loss_forward_default(self, n, a, shapes, dtypes):
     s = self.add("sum", [losses])
     return [self.add("div", [s, total]) if reduction == 1 else s, total]
 
-@aten("nll_loss_backward.default")
+@aten("nll_loss_backward.default", opmath=True)
 def nll_loss_backward_default(self, n, a, shape, dtype):
     g, x, target, weight, reduction, ignore, total = a[:7]
     if weight is not None:
@@ -81,14 +81,14 @@ def nll_loss_backward_default(self, n, a, shape, dtype):
             G = self.reshape(G, [xs[0], 1])
     return self.add("neg", [self.add("mul", [self.add("mul", [hot, keep]), G])])
 
-@aten("mse_loss.default")
+@aten("mse_loss.default", opmath=True)
 def mse_loss_default(self, n, a, shape, dtype):
     reduction = a[2] if len(a) > 2 else 1
     d = self.add("sub", [self.ids[a[0]], self.ids[a[1]]])
     sq = self.add("mul", [d, d])
     return sq if reduction == 0 else self.add("mean" if reduction == 1 else "sum", [sq])
 
-@aten("mse_loss_backward.default")
+@aten("mse_loss_backward.default", opmath=True)
 def mse_loss_backward_default(self, n, a, shape, dtype):
     g, x, t, reduction = self.ids[a[0]], self.ids[a[1]], self.ids[a[2]], a[3]
     d = self.add("sub", [x, t])
@@ -106,17 +106,17 @@ def sgn_default(self, n, a, shape, dtype):
 aten("sign.default")(sgn_default)
 
 # ---- activations ---------------------------------------------------------
-@aten("sigmoid_backward.default")
+@aten("sigmoid_backward.default", opmath=True)
 def sigmoid_backward_default(self, n, a, shape, dtype):
     g, y = self.ids[a[0]], self.ids[a[1]]
     return self.add("mul", [g, self.add("mul", [y, self.add("sub", [self.number(1.0, dtype), y])])])
 
-@aten("silu.default")
+@aten("silu.default", opmath=True)
 def silu_default(self, n, a, shape, dtype):
     x = self.ids[a[0]]
     return self.add("mul", [x, self.add("sigmoid", [x])])
 
-@aten("silu_backward.default")
+@aten("silu_backward.default", opmath=True)
 def silu_backward_default(self, n, a, shape, dtype):
     g, x = self.ids[a[0]], self.ids[a[1]]
     s = self.add("sigmoid", [x])
@@ -129,7 +129,7 @@ def _softplus_args(self, a, i):
     threshold = a[i + 1] if len(a) > i + 1 else 20
     return float(beta), float(threshold)
 
-@aten("softplus.default")
+@aten("softplus.default", opmath=True)
 def softplus_default(self, n, a, shape, dtype):
     x = self.ids[a[0]]
     beta, thr = _softplus_args(self, a, 1)
@@ -139,7 +139,7 @@ def softplus_default(self, n, a, shape, dtype):
                           self.number(beta, dtype)])
     return self.add("where", [self.add("gt", [bx, self.number(thr, dtype)]), x, sp])
 
-@aten("softplus_backward.default")
+@aten("softplus_backward.default", opmath=True)
 def softplus_backward_default(self, n, a, shape, dtype):
     g, x = self.ids[a[0]], self.ids[a[1]]
     beta, thr = _softplus_args(self, a, 2)

@@ -10,7 +10,7 @@ from .registry import aten
 
 
 # ---- normalization -----------------------------------------------------------
-@aten("native_batch_norm.default")
+@aten("native_batch_norm.default", opmath=True)
 def native_batch_norm_default(self, n, a, shapes, dtypes):
     x, w, b, rm, rv, training, momentum, eps = a[:8]
     xs = self.shape_of(x)
@@ -47,7 +47,7 @@ def native_batch_norm_default(self, n, a, shapes, dtypes):
         y = self.add("add", [y, self.reshape(self.ids[b], cshape)])
     return [y, self.reshape(mean, [xs[1]]), self.reshape(invstd, [xs[1]])]
 
-@aten("native_batch_norm_backward.default")
+@aten("native_batch_norm_backward.default", opmath=True)
 def native_batch_norm_backward_default(self, n, a, shapes, dtypes):
     g, x, w, rm, rv, smean, sinv, training, eps, mask = a[:10]
     if not training:
@@ -71,7 +71,7 @@ def native_batch_norm_backward_default(self, n, a, shapes, dtypes):
         out[0] = self.add("mul", [scale, inner])
     return out
 
-@aten("native_group_norm.default")
+@aten("native_group_norm.default", opmath=True)
 def native_group_norm_default(self, n, a, shapes, dtypes):
     x, w, b, N, C, HW, groups, eps = a[:8]
     xs, dt = self.shape_of(x), self.dtype_of(x)
@@ -88,7 +88,7 @@ def native_group_norm_default(self, n, a, shapes, dtypes):
         y = self.add("add", [y, self.reshape(self.ids[b], cshape)])
     return [y, self.reshape(mean, [N, groups]), self.reshape(rstd, [N, groups])]
 
-@aten("native_group_norm_backward.default")
+@aten("native_group_norm_backward.default", opmath=True)
 def native_group_norm_backward_default(self, n, a, shapes, dtypes):
     g, x, mean, rstd, w, N, C, HW, groups, mask = a[:10]
     xs, dt = self.shape_of(x), self.dtype_of(x)

@@ -10,15 +10,22 @@ class Unsupported(Exception):
 
 
 TRANSLATIONS = {}
+# Operators PyTorch computes in f32 on f16/bf16 tensors, rounding only their
+# results (ATen's opmath: a fused softmax, a layer norm, addmm's bias added
+# to the f32 accumulator). Their translations are several DAG nodes, each of
+# which would round: the exporter runs them in f32 between casts instead.
+OPMATH = set()
 
 
-def aten(*names):
+def aten(*names, opmath=False):
     """Registers the decorated function as the translation of `names`
-    (ATen's "op.overload")."""
+    (ATen's "op.overload"); `opmath`: see OPMATH."""
     def register(f):
         for name in names:
             if name in TRANSLATIONS:
                 raise ValueError(f"two translations of aten.{name}")
             TRANSLATIONS[name] = f
+            if opmath:
+                OPMATH.add(name)
         return f
     return register

@@ -223,17 +223,45 @@ def export_step(model, *args, **kwargs):
     (micro-steps per update), `global_loss` (output `global_loss`: the loss
     averaged over the ranks, for logging) and `input_dtypes` ({"input0":
     "u16"}: an integer input read in another dtype than it was traced with,
-    cast on arrival)."""
+    cast on arrival).
+
+    `autocast` ("bf16" or "f16"): the model and the loss run under
+    torch.autocast for the device the inputs are on, as PyTorch's
+    mixed-precision recipe runs them; the DAG holds the casts autocast
+    inserts (version 3's accumulation rule makes its low-precision
+    contractions accumulate in f32 as PyTorch's do). Parameters, gradients
+    and the optimizer stay f32: the parameters are the master weights. The
+    casts are those of the inputs' device (CPU and CUDA autocast cast
+    different operators): export from CUDA tensors for a GPU job."""
     with CapturedTensors(model):
         return _export_step(model, *args, **kwargs)
+
+
+def _autocast(precision, inputs):
+    """A context for the model's forward: torch.autocast in `precision` on
+    the device of the first tensor input, or nothing."""
+    import contextlib
+    if precision is None:
+        return contextlib.nullcontext
+    dtypes = {"bf16": torch.bfloat16, "f16": torch.float16}
+    if precision not in dtypes:
+        raise SystemExit(f"error: export_torch: autocast must be bf16 or f16, got "
+                         f"'{precision}'")
+    device = next((x.device.type for x in inputs if isinstance(x, torch.Tensor)), "cpu")
+    if device == "cpu" and precision == "f16":
+        raise SystemExit("error: export_torch: autocast f16 needs CUDA inputs (CPU "
+                         "autocast casts to bf16 only)")
+    return lambda: torch.autocast(device, dtype=dtypes[precision])
 
 
 def _export_step(model, inputs, loss_fn, world_size=1, bucket_cap_mb=25,
                  first_bucket_cap_mb=1, order="ready", optimizer=None, targets=(),
                  lr_schedule=None, lr_input=False, clip_grad_norm=None,
-                 accumulate=1, global_loss=False, input_dtypes=None, fake=True):
+                 accumulate=1, global_loss=False, input_dtypes=None, fake=True,
+                 autocast=None):
     """export_step, with its tensor attributes made buffers."""
     targets = tuple(targets)
+    mixed = _autocast(autocast, inputs)
     named = list(model.named_parameters())
     # Every name of each parameter and buffer (tied weights, a mask shared
     # by every block have several): all get its one placeholder.
@@ -265,8 +293,11 @@ def _export_step(model, inputs, loss_fn, world_size=1, bucket_cap_mb=25,
         for (_, b), v in zip(buffers, bs):
             for alias in aliases[id(b)]:
                 values[alias] = v
-        out = functional_call(model, values, tuple(xs))
-        loss = loss_fn(out, *ts)
+        with mixed():
+            out = functional_call(model, values, tuple(xs))
+            loss = loss_fn(out, *ts)
+        # (The backward runs outside autocast, as loss.backward() does in
+        # the recipe: it follows the dtypes the forward saved.)
         return (loss, *torch.autograd.grad(loss, ps))
 
     args = (*inputs, *targets, *params, *fixed, *bufs)
@@ -403,7 +434,7 @@ def _export_step(model, inputs, loss_fn, world_size=1, bucket_cap_mb=25,
     dp = {"bucket_cap_mb": bucket_cap_mb, "first_bucket_cap_mb": first_bucket_cap_mb,
           "order": order}
     settings = optimizer_settings(optimizer)
-    v3 = bool(lr_schedule or lr_input or clip_grad_norm or accumulate != 1 or global_loss
+    v3 = bool(autocast or lr_schedule or lr_input or clip_grad_norm or accumulate != 1 or global_loss
               or any(n.get("dtype") in ("u8", "u16", "u32") for n in ex.nodes))
     if settings is None and (lr_schedule or lr_input or clip_grad_norm):
         raise SystemExit("error: export_torch: a learning-rate schedule, an lr input or "

@@ -26,12 +26,23 @@ def RankcConstantGlobals : Pass<"rankc-constant-globals", "mlir::ModuleOp"> {
     bufferization's `buffer-alignment` (a global of another alignment is
     not reused). Constants of unranked tensors and constants outside
     functions are left to bufferization, as they are today.
+
+    A splat constant of more than `max-splat-elements` elements (the zeros
+    a gradient's scatter-add starts from, folded from a broadcast) becomes
+    `linalg.fill` of a `tensor.empty` instead: as a global it would be its
+    whole size in the executable and, on the GPU, copied to the device
+    (GPT-2's embedding gradient: 154 MB of zeros in every rank's binary).
   }];
   let options = [
     Option<"alignment", "alignment", "uint64_t", /*default=*/"64",
            "The globals' alignment: one-shot-bufferize's buffer-alignment">,
+    Option<"maxSplatElements", "max-splat-elements", "int64_t",
+           /*default=*/"1024",
+           "Larger splat constants become fills, not globals">,
   ];
-  let dependentDialects = ["mlir::memref::MemRefDialect"];
+  let dependentDialects = ["mlir::memref::MemRefDialect",
+                           "mlir::linalg::LinalgDialect",
+                           "mlir::tensor::TensorDialect"];
 }
 
 def RankcOptimizeNoneGlue : Pass<"rankc-optimize-none-glue", "mlir::func::FuncOp"> {
