@@ -174,6 +174,7 @@ Plan &planFor(int32_t dtype, int64_t batch, int64_t m, int64_t n, int64_t k,
   cublasComputeType_t compute = f64              ? CUBLAS_COMPUTE_64F
                                 : precision == 1 ? CUBLAS_COMPUTE_32F_FAST_TF32
                                 : precision == 2 ? CUBLAS_COMPUTE_32F_FAST_16BF
+                                : precision == 3 ? CUBLAS_COMPUTE_32F_FAST_16F
                                                  : CUBLAS_COMPUTE_32F;
   check(lt().cublasLtMatmulDescCreate(&p.desc, compute, type),
         "cublasLtMatmulDescCreate");
@@ -374,7 +375,8 @@ extern "C" {
 /// C[b] = A[b] B[b] (+ C[b] when accumulate), row-major, b < batch: C is
 /// m x n; A is m x k (stored k x m when transA), B k x n (stored n x k
 /// when transB); dtype is rankc_dtype (f32 or f64); precision 0 (exact),
-/// 1 (TF32) or 2 (BF16) for f32; broadcastB: one B for every b. Device
+/// 1 (TF32), 2 (BF16) or 3 (F16) for f32 (2 and 3 are exact on inputs
+/// that are bf16 or f16 values: rankc-gpu-narrow-contractions); broadcastB: one B for every b. Device
 /// addresses.
 void rankc_rt_gemm(int64_t a, int64_t b, int64_t c, int64_t batch, int64_t m,
                    int64_t n, int64_t k, int32_t dtype, int32_t accumulate,
@@ -406,7 +408,10 @@ void rankc_rt_gemm(int64_t a, int64_t b, int64_t c, int64_t batch, int64_t m,
                        std::to_string(m) + "x" + std::to_string(n) + "x" +
                        std::to_string(k) + (transA ? " tA" : "") +
                        (transB ? " tB" : "") + (broadcastB ? " bB" : "") +
-                       (precision == 1 ? " tf32" : precision == 2 ? " bf16" : "") +
+                       (precision == 1   ? " tf32"
+                        : precision == 2 ? " bf16"
+                        : precision == 3 ? " f16"
+                                         : "") +
                        (p.legacy ? " (cuBLAS)" : "");
     p.name = name;
     rankc::rt::kernels::named(gemm, p.name.c_str());

@@ -70,8 +70,14 @@ struct GpuLibraryCallsPass
     func::FuncOp gemm = rankc::declareGemm(b, module, "rankc_rt_gemm");
     // cuBLAS runs on the kernels' stream: no host wait before it.
     gemm->setAttr(rankc::kStreamOrdered, b.getUnitAttr());
-    for (auto [op, g] : gemms)
-      rankc::replaceByGemmCall(b, op, g, gemm, precisionCode);
+    for (auto [op, g] : gemms) {
+      // Operands that are exactly bf16 (f16): the fast compute type's
+      // rounding of its inputs changes nothing.
+      int code = precisionCode;
+      if (auto narrow = op->getAttrOfType<TypeAttr>(rankc::kNarrowOperands))
+        code = narrow.getValue().isBF16() ? 2 : 3;
+      rankc::replaceByGemmCall(b, op, g, gemm, code);
+    }
   }
 };
 

@@ -30,6 +30,8 @@ void rankc::buildCudaLoweringPipeline(mlir::OpPassManager &pm,
   // outputs as trees of parallel stages.
   pm.addNestedPass<func::FuncOp>(createRankcGpuCollapseDims());
   pm.addNestedPass<func::FuncOp>(createRankcGpuSplitReductions());
+  // bf16 matmuls (f32 ones between casts) marked for tensor cores.
+  pm.addNestedPass<func::FuncOp>(createRankcGpuNarrowContractions());
   buildBufferizationPipeline(pm);
   // take's and scatter_add's index checks: kernels cannot call the host.
   pm.addPass(createRankcGpuIndexChecks());

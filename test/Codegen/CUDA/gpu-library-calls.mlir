@@ -4,7 +4,7 @@
 // RUN: not rankc-opt %s -rankc-gpu-library-calls=precision=fp8 2>&1 | FileCheck %s --check-prefix=BAD
 // Contractions that are one (batched) GEMM become cuBLASLt calls:
 // rankc_rt_gemm(A, B, C, batch, M, N, K, dtype, accumulate, transA, transB,
-// precision): precision 0 is exact f32 (the default), 1 TF32, 2 BF16.
+// precision): precision 0 is exact f32 (the default), 1 TF32, 2 BF16, 3 F16.
 // BAD: error: unknown precision 'fp8' (f32, tf32 or bf16)
 
 // A matmul after a fill of zeros: the fill is folded in (accumulate 0).
@@ -23,6 +23,23 @@ func.func @matmul(%a: memref<8x16xf32>, %b: memref<16x4xf32>, %c: memref<8x4xf32
   %z = arith.constant 0.0 : f32
   linalg.fill ins(%z : f32) outs(%c : memref<8x4xf32>)
   linalg.matmul ins(%a, %b : memref<8x16xf32>, memref<16x4xf32>) outs(%c : memref<8x4xf32>)
+  return
+}
+
+// A matmul marked by rankc-gpu-narrow-contractions (operands widened from
+// bf16, f16) asks for the fast compute type of its inputs whatever the
+// precision option: 2 (BF16), 3 (F16); exact on such operands.
+// CHECK-LABEL: func.func @narrow(
+// CHECK: call @rankc_rt_gemm({{.*}}, %c6_i32, %c0_i32, %c0_i32{{.*}}, %c0_i32{{.*}}, %c2_i32{{.*}})
+// CHECK: call @rankc_rt_gemm({{.*}}, %c6_i32{{.*}}, %c0_i32{{.*}}, %c0_i32{{.*}}, %c0_i32{{.*}}, %c3_i32{{.*}})
+// TF32-LABEL: func.func @narrow(
+// TF32: call @rankc_rt_gemm({{.*}}, %c6_i32, %c0_i32, %c0_i32{{.*}}, %c0_i32{{.*}}, %c2_i32{{.*}})
+func.func @narrow(%a: memref<8x16xf32>, %b: memref<16x4xf32>, %c: memref<8x4xf32>) {
+  %z = arith.constant 0.0 : f32
+  linalg.fill ins(%z : f32) outs(%c : memref<8x4xf32>)
+  linalg.matmul {rankc.narrow_operands = bf16} ins(%a, %b : memref<8x16xf32>, memref<16x4xf32>) outs(%c : memref<8x4xf32>)
+  linalg.fill ins(%z : f32) outs(%c : memref<8x4xf32>)
+  linalg.matmul {rankc.narrow_operands = f16} ins(%a, %b : memref<8x16xf32>, memref<16x4xf32>) outs(%c : memref<8x4xf32>)
   return
 }
 

@@ -24,6 +24,10 @@
 
 namespace rankc {
 
+/// On a contraction: the narrow float type (bf16, f16) both its f32
+/// operands were widened from (rankc-gpu-narrow-contractions).
+inline constexpr llvm::StringLiteral kNarrowOperands = "rankc.narrow_operands";
+
 #define GEN_PASS_DECL
 #include "rankc/Codegen/CUDA/Passes.h.inc"
 

@@ -95,6 +95,22 @@ def RankcGpuDeviceBuffers : Pass<"rankc-gpu-device-buffers", "mlir::ModuleOp"> {
   let dependentDialects = ["mlir::gpu::GPUDialect", "mlir::linalg::LinalgDialect"];
 }
 
+def RankcGpuNarrowContractions : Pass<"rankc-gpu-narrow-contractions", "mlir::func::FuncOp"> {
+  let summary = "Mark f32 contractions of widened bf16/f16 operands (cuBLASLt's fast compute types are exact on them)";
+  let description = [{
+    On tensors, before bufferization: a contraction (linalg's contraction
+    interface) with an f32 result whose two operands are each, through
+    transposes, reshapes and slices, the `arith.extf` of a bf16 (or f16)
+    value yielded by a linalg.generic gets `rankc.narrow_operands = bf16`
+    (or f16). That is how the frontend builds a bf16 matmul (dag-format.md
+    v3: an f32 contraction between casts): rankc-gpu-library-calls runs
+    such a GEMM with CUBLAS_COMPUTE_32F_FAST_16BF (FAST_16F), whose
+    rounding of the inputs is exact on them: the same values, on tensor
+    cores.
+  }];
+  let dependentDialects = ["mlir::linalg::LinalgDialect"];
+}
+
 def RankcGpuLibraryCalls : Pass<"rankc-gpu-library-calls", "mlir::ModuleOp"> {
   let summary = "Run the GPU program's matmuls through cuBLASLt (runtime calls)";
   let description = [{
@@ -112,7 +128,9 @@ def RankcGpuLibraryCalls : Pass<"rankc-gpu-library-calls", "mlir::ModuleOp"> {
     into the call (`accumulate` 0). An operand that is a strided view is
     copied to a `gpu.alloc` buffer of identity layout first (`linalg.copy`),
     a strided result copied back after. Other contractions are left to
-    rankc-linalg-to-gpu-loops.
+    rankc-linalg-to-gpu-loops. A contraction marked by
+    rankc-gpu-narrow-contractions asks for the bf16 (f16) fast compute
+    type whatever `precision` says: on its operands it is exact.
   }];
   let options = [
     Option<"precision", "precision", "std::string", /*default=*/"\"f32\"",
