@@ -24,6 +24,7 @@ const char *const rankc::kUsage =
     "       rankc check INPUT\n"
     "       rankc import INPUT -o OUT   (the frontend only: comm-level MLIR\n"
     "                                    before verification and partitioning)\n"
+    "       rankc calibrate -o MACHINE.json [...]  (`rankc calibrate --help`)\n"
     "Both take --timing: print how long each phase took (to stderr).\n"
     "INPUT is a rankc-dag JSON document or a .mlir file printed by\n"
     "`rankc compile --emit mlir`.\n";

@@ -46,10 +46,26 @@ double slowest(double t) {
   return m;
 }
 
-/// Repetitions for a measurement of about `each` seconds within a budget.
-int repsFor(double each, double budget) {
-  int reps = each > 0 ? int(budget / each) : 50;
-  return std::clamp(reps, 5, 50);
+/// Seconds one call of `op` takes on the slowest rank: as OSU's
+/// benchmarks time it, calls back to back after a barrier, the total over
+/// their number (one call is too short for the clock and the barrier's
+/// skew); the median of 5 such runs within about `budget` seconds.
+template <typename F> double timeLoop(F op, double budget) {
+  op(); // warm-up
+  MPI_Barrier(MPI_COMM_WORLD);
+  double s = MPI_Wtime();
+  op();
+  double one = slowest(MPI_Wtime() - s);
+  int reps = std::clamp(int(budget / 5 / std::max(one, 1e-7)), 1, 1000);
+  std::vector<double> runs;
+  for (int trial = 0; trial < 5; ++trial) {
+    MPI_Barrier(MPI_COMM_WORLD);
+    double start = MPI_Wtime();
+    for (int r = 0; r < reps; ++r)
+      op();
+    runs.push_back(slowest((MPI_Wtime() - start) / reps));
+  }
+  return median(runs);
 }
 
 volatile float sink;
@@ -124,6 +140,11 @@ int main(int argc, char **argv) {
     }
   }
 
+  // The first messages pay for setting up shared memory and connections:
+  // not what a step's messages cost.
+  for (int r = 0; r < 3; ++r)
+    MPI_Allreduce(MPI_IN_PLACE, out.data(), int(maxBytes / 4), MPI_FLOAT,
+                  MPI_SUM, MPI_COMM_WORLD);
   for (int64_t bytes = minBytes; bytes <= maxBytes; bytes *= 4) {
     int count = int(bytes / 4);
     // Allreduce, as a bucket's: started, then waited for.
@@ -133,19 +154,7 @@ int main(int argc, char **argv) {
                      MPI_COMM_WORLD, &req);
       MPI_Wait(&req, MPI_STATUS_IGNORE);
     };
-    MPI_Barrier(MPI_COMM_WORLD);
-    double start = MPI_Wtime();
-    allreduce(); // warm-up, and the estimate of one
-    double one = slowest(MPI_Wtime() - start);
-    int reps = repsFor(one, budget);
-    std::vector<double> times;
-    for (int r = 0; r < reps; ++r) {
-      MPI_Barrier(MPI_COMM_WORLD);
-      double s = MPI_Wtime();
-      allreduce();
-      times.push_back(slowest(MPI_Wtime() - s));
-    }
-    double reduce = median(times);
+    double reduce = timeLoop(allreduce, budget);
     if (rank == 0)
       std::printf("{\"op\": \"allreduce\", \"ranks\": %d, \"bytes\": %lld, "
                   "\"seconds\": %.6g}\n",
@@ -157,7 +166,7 @@ int main(int argc, char **argv) {
     int64_t iterations = std::max<int64_t>(
         1, int64_t(reduce * flopsRate / (2.0 * double(work.size()))));
     std::vector<double> hidden;
-    for (int r = 0; r < std::min(reps, 11); ++r) {
+    for (int r = 0; r < 7; ++r) {
       MPI_Barrier(MPI_COMM_WORLD);
       double s = MPI_Wtime();
       MPI_Request req;
@@ -194,19 +203,11 @@ int main(int argc, char **argv) {
           MPI_Wait(&req, MPI_STATUS_IGNORE);
         }
       };
-      MPI_Barrier(MPI_COMM_WORLD);
-      pingPong();
-      std::vector<double> p2p;
-      for (int r = 0; r < reps; ++r) {
-        MPI_Barrier(MPI_COMM_WORLD);
-        double s = MPI_Wtime();
-        pingPong();
-        p2p.push_back(slowest(MPI_Wtime() - s) / 2);
-      }
+      double half = timeLoop(pingPong, budget) / 2;
       if (rank == 0)
         std::printf("{\"op\": \"p2p\", \"ranks\": %d, \"bytes\": %lld, "
                     "\"seconds\": %.6g}\n",
-                    world, (long long)bytes, median(p2p));
+                    world, (long long)bytes, half);
     }
     std::fflush(stdout);
   }

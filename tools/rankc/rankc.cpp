@@ -29,6 +29,9 @@ using namespace mlir;
 
 int main(int argc, char **argv) {
   llvm::InitLLVM init(argc, argv);
+  // (calibrate runs measurements, no MLIR: a command line of its own)
+  if (argc >= 2 && llvm::StringRef(argv[1]) == "calibrate")
+    return rankc::runCalibrate(argc, argv, argv[0]);
   rankc::DriverOptions o;
   std::string error;
   switch (rankc::parseCommandLine(argc, argv, o, error)) {

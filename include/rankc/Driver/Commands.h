@@ -52,6 +52,10 @@ int runCompile(mlir::MLIRContext &ctx, const DriverOptions &o,
                const char *argv0, llvm::SourceMgr &sourceMgr,
                mlir::TimingScope &timing);
 
+/// `rankc calibrate` (its own command line: kCalibrateUsage).
+int runCalibrate(int argc, char **argv, const char *argv0);
+extern const char *const kCalibrateUsage;
+
 } // namespace rankc
 
 #endif // RANKC_DRIVER_COMMANDS_H

@@ -1,0 +1,255 @@
+//===- Calibrate.cpp - `rankc calibrate`: the machine model ---------------===//
+//
+// Runs rankc-calibrate (runtime/tooling/Calibrate.cpp, installed beside
+// rankc) under mpiexec once per world size, fits each operation's timings
+// with an alpha-beta model (lib/Analysis/CostModel.cpp) and writes
+// MACHINE.json: the fits, their largest relative error, the measured
+// points, the fraction of a reduction that advances while ranks compute
+// without calling MPI, and the compute and copy rates. A file at -o that
+// is not a machine model rankc wrote is never replaced.
+//
+//===----------------------------------------------------------------------===//
+
+#include "rankc/Analysis/CostModel.h"
+#include "rankc/Driver/Commands.h"
+
+#include "llvm/ADT/StringExtras.h"
+#include "llvm/Support/FileSystem.h"
+#include "llvm/Support/JSON.h"
+#include "llvm/Support/MemoryBuffer.h"
+#include "llvm/Support/Path.h"
+#include "llvm/Support/Program.h"
+#include "llvm/Support/raw_ostream.h"
+
+#include <map>
+
+using namespace rankc;
+namespace json = llvm::json;
+
+namespace {
+
+constexpr const char *kMachineFormat = "rankc-machine";
+
+int fail(const llvm::Twine &msg) {
+  llvm::errs() << "error: calibrate: " << msg << "\n";
+  return 1;
+}
+
+struct Measured {
+  // op -> ranks -> points
+  std::map<std::string, std::map<int, std::vector<Timing>>> timings;
+  std::map<int, std::vector<double>> overlap; // ranks -> fractions (>= 64 KiB)
+  std::map<std::string, double> rates;        // flops, copy (slowest world)
+};
+
+/// Reads rankc-calibrate's lines for one world size.
+bool readLines(llvm::StringRef text, Measured &m, std::string &why) {
+  llvm::SmallVector<llvm::StringRef> lines;
+  text.split(lines, '\n', -1, false);
+  for (llvm::StringRef line : lines) {
+    line = line.trim();
+    if (!line.starts_with("{"))
+      continue; // (mpiexec's own chatter)
+    llvm::Expected<json::Value> v = json::parse(line);
+    const json::Object *o = v ? v->getAsObject() : nullptr;
+    if (!o) {
+      if (!v)
+        llvm::consumeError(v.takeError());
+      why = "rankc-calibrate printed an unreadable line: " + line.str();
+      return false;
+    }
+    std::string op = o->getString("op").value_or("").str();
+    int ranks = int(o->getInteger("ranks").value_or(0));
+    if (op == "flops" || op == "copy") {
+      double r = o->getNumber("per_second").value_or(0);
+      auto [it, fresh] = m.rates.try_emplace(op, r);
+      if (!fresh)
+        it->second = std::min(it->second, r);
+    } else if (op == "overlap") {
+      if (o->getNumber("bytes").value_or(0) >= 65536)
+        m.overlap[ranks].push_back(o->getNumber("fraction").value_or(0));
+    } else {
+      m.timings[op][ranks].push_back(
+          {o->getNumber("bytes").value_or(0), o->getNumber("seconds").value_or(0)});
+    }
+  }
+  return true;
+}
+
+json::Object fitJson(const AlphaBetaFit &fit, llvm::ArrayRef<Timing> points) {
+  json::Array pieces, pts;
+  for (const AlphaBetaPiece &p : fit.pieces)
+    pieces.push_back(json::Object{{"from_bytes", p.fromBytes},
+                                  {"alpha_seconds", p.alpha},
+                                  {"beta_seconds_per_byte", p.beta}});
+  for (const Timing &t : points)
+    pts.push_back(json::Array{t.bytes, t.seconds});
+  return json::Object{{"pieces", std::move(pieces)},
+                      {"max_relative_error", fit.maxRelativeError},
+                      {"points", std::move(pts)}};
+}
+
+/// Why -o cannot be written: a folder, or a file that is not a machine
+/// model rankc wrote.
+std::string whyNot(llvm::StringRef out) {
+  if (llvm::sys::fs::is_directory(out))
+    return "-o '" + out.str() + "' is a folder; name the machine file to write";
+  if (!llvm::sys::fs::exists(out))
+    return "";
+  auto buffer = llvm::MemoryBuffer::getFile(out);
+  if (buffer) {
+    llvm::Expected<json::Value> v = json::parse((*buffer)->getBuffer());
+    if (v && v->getAsObject() &&
+        v->getAsObject()->getString("format") == kMachineFormat)
+      return "";
+    if (!v)
+      llvm::consumeError(v.takeError());
+  }
+  return "-o '" + out.str() +
+         "' exists and is not a machine model rankc calibrate wrote; it is "
+         "left as it is: name another file";
+}
+
+} // namespace
+
+const char *const rankc::kCalibrateUsage =
+    "usage: rankc calibrate -o MACHINE.json [--ranks N[,N...]] [--max-mib M]\n"
+    "                       [--seconds S] [-- MPIEXEC-ARGS...]\n"
+    "Times allreduce and point-to-point messages (1 KiB to M MiB, default 64)\n"
+    "on each world size (default 2) under mpiexec ($RANKC_MPIEXEC, else\n"
+    "mpiexec.mpich), fits latency + bytes/bandwidth per operation and writes\n"
+    "the machine model `--bucket-cap-mb auto --machine` uses.\n";
+
+int rankc::runCalibrate(int argc, char **argv, const char *argv0) {
+  std::string out;
+  std::vector<int> worlds;
+  double maxMiB = 64, seconds = 0.2;
+  std::vector<std::string> mpiexecArgs;
+  for (int i = 2; i < argc; ++i) {
+    llvm::StringRef arg = argv[i];
+    auto value = [&](std::string &v) {
+      if (i + 1 >= argc)
+        return false;
+      v = argv[++i];
+      return true;
+    };
+    std::string v;
+    if (arg == "--") {
+      for (++i; i < argc; ++i)
+        mpiexecArgs.push_back(argv[i]);
+    } else if (arg == "-h" || arg == "--help") {
+      llvm::outs() << kCalibrateUsage;
+      return 0;
+    } else if (arg == "-o" && value(out)) {
+    } else if (arg == "--ranks" && value(v)) {
+      llvm::SmallVector<llvm::StringRef> parts;
+      llvm::StringRef(v).split(parts, ',');
+      for (llvm::StringRef p : parts) {
+        int n = 0;
+        if (p.getAsInteger(10, n) || n < 2 || n > 4096) {
+          llvm::errs() << "error: --ranks takes world sizes of 2 or more, got '"
+                       << v << "'\n" << kCalibrateUsage;
+          return 2;
+        }
+        worlds.push_back(n);
+      }
+    } else if ((arg == "--max-mib" || arg == "--seconds") && value(v)) {
+      double d = 0;
+      if (llvm::StringRef(v).getAsDouble(d) || !(d > 0) || d > 1e6) {
+        llvm::errs() << "error: " << arg << " needs a positive number, got '" << v
+                     << "'\n" << kCalibrateUsage;
+        return 2;
+      }
+      (arg == "--max-mib" ? maxMiB : seconds) = d;
+    } else {
+      llvm::errs() << "error: calibrate: unknown or incomplete argument '" << arg
+                   << "'\n" << kCalibrateUsage;
+      return 2;
+    }
+  }
+  if (out.empty()) {
+    llvm::errs() << "error: calibrate needs -o MACHINE.json\n" << kCalibrateUsage;
+    return 2;
+  }
+  if (worlds.empty())
+    worlds = {2};
+  if (std::string why = whyNot(out); !why.empty())
+    return fail(why);
+
+  std::string exe = llvm::sys::fs::getMainExecutable(argv0, (void *)&runCalibrate);
+  llvm::SmallString<256> tool(llvm::sys::path::parent_path(exe));
+  llvm::sys::path::append(tool, "rankc-calibrate");
+  if (!llvm::sys::fs::can_execute(tool))
+    return fail("rankc-calibrate is not beside rankc (" + tool + ")");
+  std::string mpiexec;
+  if (const char *env = std::getenv("RANKC_MPIEXEC"); env && *env) {
+    auto found = llvm::sys::findProgramByName(env);
+    mpiexec = found ? *found : env;
+  } else if (auto found = llvm::sys::findProgramByName("mpiexec.mpich")) {
+    mpiexec = *found;
+  } else if (auto any = llvm::sys::findProgramByName("mpiexec")) {
+    mpiexec = *any;
+  } else {
+    return fail("no mpiexec found (set RANKC_MPIEXEC)");
+  }
+
+  Measured m;
+  for (int w : worlds) {
+    llvm::SmallString<128> log;
+    if (llvm::sys::fs::createTemporaryFile("rankc-calibrate", "txt", log))
+      return fail("cannot make a temporary file");
+    std::vector<std::string> args = {mpiexec, "-n", std::to_string(w)};
+    args.insert(args.end(), mpiexecArgs.begin(), mpiexecArgs.end());
+    args.insert(args.end(),
+                {tool.str().str(), "--max-bytes",
+                 std::to_string(int64_t(maxMiB * 1024 * 1024)), "--seconds",
+                 std::to_string(seconds)});
+    std::vector<llvm::StringRef> refs(args.begin(), args.end());
+    std::optional<llvm::StringRef> redirects[] = {std::nullopt, log.str(),
+                                                  std::nullopt};
+    std::string err;
+    llvm::errs() << "rankc calibrate: " << w << " ranks\n";
+    int rc = llvm::sys::ExecuteAndWait(mpiexec, refs, std::nullopt, redirects,
+                                       /*SecondsToWait=*/0, 0, &err);
+    auto text = llvm::MemoryBuffer::getFile(log);
+    llvm::sys::fs::remove(log);
+    if (rc != 0 || !text)
+      return fail("'" + llvm::join(args, " ") + "' failed" +
+                  (err.empty() ? "" : ": " + err) + " (exit " + std::to_string(rc) + ")");
+    std::string why;
+    if (!readLines((*text)->getBuffer(), m, why))
+      return fail(why);
+  }
+
+  json::Object ops;
+  for (auto &[op, byRanks] : m.timings) {
+    json::Object perWorld;
+    for (auto &[ranks, points] : byRanks) {
+      if (points.size() < 2)
+        continue;
+      perWorld[std::to_string(ranks)] = fitJson(fitAlphaBeta(points), points);
+    }
+    ops[op] = std::move(perWorld);
+  }
+  json::Object overlap;
+  for (auto &[ranks, fractions] : m.overlap) {
+    llvm::sort(fractions);
+    overlap[std::to_string(ranks)] =
+        fractions.empty() ? 0.0 : fractions[fractions.size() / 2];
+  }
+  json::Object doc{
+      {"format", kMachineFormat},
+      {"version", 1},
+      {"mpiexec", mpiexec},
+      {"mpiexec_args", json::Array(mpiexecArgs)},
+      {"ops", std::move(ops)},
+      {"overlap_fraction", std::move(overlap)},
+      {"compute", json::Object{{"flops_per_second", m.rates["flops"]},
+                               {"copy_bytes_per_second", m.rates["copy"]}}}};
+  DriverOptions o;
+  o.output = out;
+  return writeOutput(o, [&](llvm::raw_ostream &os) {
+    os << llvm::formatv("{0:2}", json::Value(std::move(doc))) << "\n";
+    return mlir::success();
+  });
+}
