@@ -12,6 +12,9 @@
 
 #include "rankc/Analysis/CostModel.h"
 #include "rankc/Driver/Commands.h"
+#include "rankc/Dialect/Comm/Comm.h"
+
+#include "mlir/IR/Builders.h"
 
 #include "llvm/ADT/StringExtras.h"
 #include "llvm/Support/FileSystem.h"
@@ -252,4 +255,72 @@ int rankc::runCalibrate(int argc, char **argv, const char *argv0) {
     os << llvm::formatv("{0:2}", json::Value(std::move(doc))) << "\n";
     return mlir::success();
   });
+}
+
+mlir::LogicalResult rankc::applyMachineModel(mlir::ModuleOp module,
+                                             llvm::StringRef path) {
+  auto bad = [&](const llvm::Twine &why) {
+    llvm::errs() << "error: --machine '" << path << "': " << why << "\n";
+    return mlir::failure();
+  };
+  auto buffer = llvm::MemoryBuffer::getFile(path);
+  if (!buffer)
+    return bad("cannot be read: " + buffer.getError().message());
+  llvm::Expected<json::Value> doc = json::parse((*buffer)->getBuffer());
+  if (!doc)
+    return bad("not JSON: " + llvm::toString(doc.takeError()));
+  const json::Object *top = doc->getAsObject();
+  if (!top || top->getString("format") != kMachineFormat)
+    return bad("not a machine model (`rankc calibrate -o` writes one)");
+  if (!module->getAttr(comm::CommDialect::kDataParallel))
+    return bad("--bucket-cap-mb auto chooses gradient buckets, and this "
+               "program has no data_parallel settings");
+  const json::Object *ops = top->getObject("ops");
+  const json::Object *allreduce = ops ? ops->getObject("allreduce") : nullptr;
+  if (!allreduce || allreduce->empty())
+    return bad("no allreduce timings");
+  // The world size calibrated nearest the program's (the same, if measured).
+  int64_t world = 1;
+  if (auto ws = module->getAttrOfType<mlir::IntegerAttr>(comm::CommDialect::kWorldSize))
+    world = ws.getInt();
+  int64_t best = -1;
+  for (const auto &[key, value] : *allreduce) {
+    int64_t n = 0;
+    if (llvm::StringRef(key).getAsInteger(10, n))
+      continue;
+    if (best < 0 || std::abs(n - world) < std::abs(best - world) ||
+        (std::abs(n - world) == std::abs(best - world) && n > best))
+      best = n;
+  }
+  if (best < 0)
+    return bad("no allreduce timings");
+  const json::Object *fit = allreduce->getObject(std::to_string(best));
+  const json::Array *pieces = fit ? fit->getArray("pieces") : nullptr;
+  if (!pieces || pieces->empty())
+    return bad("the allreduce of " + llvm::Twine(best) + " ranks has no fit");
+  llvm::SmallVector<double> flat;
+  for (const json::Value &p : *pieces) {
+    const json::Object *o = p.getAsObject();
+    if (!o)
+      return bad("an allreduce piece is not an object");
+    flat.push_back(o->getNumber("from_bytes").value_or(0));
+    flat.push_back(o->getNumber("alpha_seconds").value_or(0));
+    flat.push_back(o->getNumber("beta_seconds_per_byte").value_or(0));
+  }
+  double overlap = 0;
+  if (const json::Object *ov = top->getObject("overlap_fraction"))
+    overlap = ov->getNumber(std::to_string(best)).value_or(0);
+  const json::Object *compute = top->getObject("compute");
+  double flops = compute ? compute->getNumber("flops_per_second").value_or(0) : 0;
+  double copy = compute ? compute->getNumber("copy_bytes_per_second").value_or(0) : 0;
+  if (!(flops > 0) || !(copy > 0))
+    return bad("no compute and copy rates");
+  mlir::Builder b(module.getContext());
+  module->setAttr(comm::CommDialect::kMachine,
+                  comm::MachineModelAttr::get(
+                      module.getContext(), best,
+                      b.getDenseF64ArrayAttr(flat),
+                      b.getF64FloatAttr(std::clamp(overlap, 0.0, 1.0)),
+                      b.getF64FloatAttr(flops), b.getF64FloatAttr(copy)));
+  return mlir::success();
 }

@@ -51,6 +51,7 @@ static void keyCache(CompileCache &cache, const DriverOptions &o,
   cache.add("bucket-cap-mb", mib(o.bucketCapMb));
   cache.add("first-bucket-cap-mb", mib(o.firstBucketCapMb));
   cache.add("bucket-order", o.bucketOrder.value_or(""));
+  cache.addFile("machine", o.machine);
   cache.add("schedule", o.bulkSynchronous ? "bulk-synchronous" : "overlap");
   if (o.target == "cuda") {
     std::string why;
@@ -112,6 +113,7 @@ int rankc::runCompile(MLIRContext &ctx, const DriverOptions &o,
   options.bucketCapMb = o.bucketCapMb;
   options.firstBucketCapMb = o.firstBucketCapMb;
   options.bucketOrder = o.bucketOrder;
+  options.machine = o.machine;
   options.bulkSynchronous = o.bulkSynchronous;
   OwningOpRef<ModuleOp> module =
       compileToPartitioned(ctx, o.input, options, sourceMgr, timing);

@@ -1,6 +1,7 @@
 //===- Driver.cpp - what `rankc check` and `rankc compile` do -------------===//
 
 #include "rankc/Driver/Driver.h"
+#include "rankc/Driver/Commands.h"
 #include "rankc/Analysis/CrossRankGraph.h"
 #include "rankc/Frontend/DagProgramGraph.h"
 #include "rankc/Dialect/Comm/Comm.h"
@@ -155,6 +156,8 @@ OwningOpRef<ModuleOp> compileToPartitioned(MLIRContext &ctx, StringRef input,
   if (!module)
     return {};
   applyBucketFlags(*module, options);
+  if (!options.machine.empty() && failed(applyMachineModel(*module, options.machine)))
+    return {};
   PassManager pm(&ctx);
   pm.enableTiming(timing);
   buildRankcPipeline(pm, options.bulkSynchronous);

@@ -15,7 +15,8 @@ const char *const rankc::kUsage =
     "                     [--precision f32|tf32|bf16] [--cpu NAME|native]\n"
     "                     [--threads N]\n"
     "                     [--emit exe|lib|mlir|plan|dot|ptx]\n"
-    "                     [--bucket-cap-mb X] [--first-bucket-cap-mb Y]\n"
+    "                     [--bucket-cap-mb X|auto --machine MACHINE.json]\n"
+    "                     [--first-bucket-cap-mb Y]\n"
     "                     [--bucket-order ready|ddp-initial]\n"
     "                     [--schedule overlap|bulk-synchronous] [--verbose]\n"
     "                     [--runtime-dir DIR] [--depfile FILE] [--print-outputs]\n"
@@ -133,7 +134,13 @@ CommandLine rankc::parseCommandLine(int argc, char **argv, DriverOptions &o,
                    v + "'");
       o.bulkSynchronous = v == "bulk-synchronous";
     } else if (isCompile && name == "--bucket-cap-mb") {
-      o.bucketCapMb = parseMiB(name, value());
+      llvm::StringRef v = value();
+      if (v == "auto")
+        o.autoBuckets = true;
+      else
+        o.bucketCapMb = parseMiB(name, v);
+    } else if (isCompile && name == "--machine") {
+      o.machine = value().str();
     } else if (isCompile && name == "--first-bucket-cap-mb") {
       o.firstBucketCapMb = parseMiB(name, value());
     } else if (isCompile && name == "--bucket-order") {
@@ -166,6 +173,14 @@ CommandLine rankc::parseCommandLine(int argc, char **argv, DriverOptions &o,
   if (o.threads && o.target != "cpu")
     usageError("--threads needs --target cpu (a GPU rank's work runs on its "
                "GPU)");
+  if (o.autoBuckets && o.machine.empty())
+    usageError("--bucket-cap-mb auto needs --machine MACHINE.json (written "
+               "by `rankc calibrate`)");
+  if (!o.machine.empty() && !o.autoBuckets)
+    usageError("--machine is read by --bucket-cap-mb auto");
+  if (o.autoBuckets && o.bucketOrder == std::string("ddp-initial"))
+    usageError("--bucket-cap-mb auto chooses buckets in gradient-ready order, "
+               "not with --bucket-order ddp-initial");
   if (o.precision && o.target != "cuda")
     usageError("--precision needs --target cuda (the CPU backend computes "
                "f32 exactly)");

@@ -83,6 +83,11 @@ std::vector<BucketInfo> readBuckets(ModuleOp module) {
         info.params.push_back(cast<StringAttr>(p).str());
       info.dtype = bucket.getDtype().str();
       info.bytes = bucket.getBytes();
+      if (bucket.getReduceSeconds()) {
+        info.ready = bucket.getReadySeconds().getValueAsDouble();
+        info.start = bucket.getStartSeconds().getValueAsDouble();
+        info.reduce = bucket.getReduceSeconds().getValueAsDouble();
+      }
       buckets.push_back(std::move(info));
     }
     if (!buckets.empty())
@@ -239,14 +244,42 @@ LogicalResult writePlan(ModuleOp module, llvm::raw_ostream &os) {
   // bucket allreduces in the (first data-parallel) program's schedule, the
   // same on every rank.
   llvm::json::Array buckets;
-  for (const BucketInfo &b : readBuckets(module))
-    buckets.push_back(llvm::json::Object{{"params", b.params},
-                                         {"dtype", b.dtype},
-                                         {"bytes", b.bytes}});
+  for (const BucketInfo &b : readBuckets(module)) {
+    llvm::json::Object bucket{
+        {"params", b.params}, {"dtype", b.dtype}, {"bytes", b.bytes}};
+    if (b.reduce) {
+      bucket["predicted"] = llvm::json::Object{{"ready_seconds", *b.ready},
+                                               {"start_seconds", *b.start},
+                                               {"reduce_seconds", *b.reduce}};
+    }
+    buckets.push_back(std::move(bucket));
+  }
   llvm::json::Object plan{{"world_size", ws},
                           {"programs", std::move(programs)},
                           {"buckets", std::move(buckets)},
                           {"mpi_tags", std::move(mpiTags)}};
+  // --bucket-cap-mb auto: what was chosen, and why (every candidate's
+  // predicted end of the step's communication).
+  if (auto choice = module->getAttrOfType<DictionaryAttr>(
+          comm::CommDialect::kBucketChoice)) {
+    llvm::json::Object report;
+    for (NamedAttribute a : choice) {
+      if (auto s = dyn_cast<StringAttr>(a.getValue()))
+        report[a.getName().str()] = s.str();
+      else if (auto f = dyn_cast<FloatAttr>(a.getValue()))
+        report[a.getName().str()] = f.getValueAsDouble();
+      else if (auto i = dyn_cast<IntegerAttr>(a.getValue()))
+        report[a.getName().str()] = i.getInt();
+      else if (auto d = dyn_cast<DictionaryAttr>(a.getValue())) {
+        llvm::json::Object inner;
+        for (NamedAttribute c : d)
+          if (auto f = dyn_cast<FloatAttr>(c.getValue()))
+            inner[c.getName().str()] = f.getValueAsDouble();
+        report[a.getName().str()] = std::move(inner);
+      }
+    }
+    plan["bucket_choice"] = std::move(report);
+  }
   // The optimizer with its defaults filled in: what the programs compute.
   auto dp = module->getAttrOfType<comm::DataParallelAttr>(
       comm::CommDialect::kDataParallel);

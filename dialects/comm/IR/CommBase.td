@@ -70,6 +70,11 @@ def Comm_Dialect : Dialect {
 
     static constexpr ::llvm::StringLiteral kWorldSize = "comm.world_size";
     static constexpr ::llvm::StringLiteral kDataParallel = "comm.data_parallel";
+    /// The machine model buckets are chosen by (#comm.machine) and the
+    /// report of that choice (a dictionary: chosen, candidates' predicted
+    /// finish, compute and exposed seconds).
+    static constexpr ::llvm::StringLiteral kMachine = "comm.machine";
+    static constexpr ::llvm::StringLiteral kBucketChoice = "comm.bucket_choice";
     static constexpr ::llvm::StringLiteral kRanks = "comm.ranks";
     static constexpr ::llvm::StringLiteral kInput = "comm.input";
     static constexpr ::llvm::StringLiteral kParam = "comm.param";
@@ -242,9 +247,39 @@ def Comm_BucketAttr : AttrDef<Comm_Dialect, "Bucket"> {
     ```
   }];
   let parameters = (ins "int64_t":$index, "::mlir::ArrayAttr":$params,
-                        "int64_t":$bytes, "::mlir::StringAttr":$dtype);
+                        "int64_t":$bytes, "::mlir::StringAttr":$dtype,
+                        OptionalParameter<"::mlir::FloatAttr">:$ready_seconds,
+                        OptionalParameter<"::mlir::FloatAttr">:$start_seconds,
+                        OptionalParameter<"::mlir::FloatAttr">:$reduce_seconds);
   let assemblyFormat = "`<` struct(params) `>`";
   let genVerifyDecl = 1;
+}
+
+def Comm_MachineModelAttr : AttrDef<Comm_Dialect, "MachineModel"> {
+  let mnemonic = "machine";
+  let summary = "what a machine's reductions and computation cost (rankc calibrate)";
+  let description = [{
+    On the module (as `comm.machine`), from `--bucket-cap-mb auto
+    --machine MACHINE.json`: the allreduce fit of the world size
+    calibrated (`ranks`; the nearest one measured), as pieces
+    `[from_bytes, alpha_seconds, beta_seconds_per_byte, ...]`; the
+    fraction of a reduction that advances while ranks compute (`overlap`);
+    the compute rate (flops per second) and copy rate (bytes per second)
+    that estimate each op's time. comm-bucket-gradients then chooses the
+    buckets (rankc/Analysis/CostModel.h).
+
+    ```mlir
+    module attributes {comm.machine = #comm.machine<ranks = 2,
+        allreduce = array<f64: 0.0, 2.0e-06, 3.0e-10>, overlap = 0.0 : f64,
+        flops = 2.0e+09 : f64, copy = 1.0e+10 : f64>} {}
+    ```
+  }];
+  let parameters = (ins "int64_t":$ranks,
+                        "::mlir::DenseF64ArrayAttr":$allreduce,
+                        "::mlir::FloatAttr":$overlap,
+                        "::mlir::FloatAttr":$flops,
+                        "::mlir::FloatAttr":$copy);
+  let assemblyFormat = "`<` struct(params) `>`";
 }
 
 def Comm_GridAttr : AttrDef<Comm_Dialect, "Grid"> {

@@ -234,6 +234,15 @@ LogicalResult CommDialect::verifyOperationAttribute(Operation *op,
       return op->emitOpError("'comm.state' must be a dictionary");
     return verifyState(op, dict);
   }
+  if (name == kMachine || name == kBucketChoice) {
+    if (!isa<ModuleOp>(op))
+      return op->emitOpError("'") << name << "' is only valid on a module";
+    if (name == kMachine ? !isa<MachineModelAttr>(attr.getValue())
+                         : !isa<DictionaryAttr>(attr.getValue()))
+      return op->emitOpError("'") << name << "' must be a "
+             << (name == kMachine ? "#comm.machine" : "dictionary");
+    return success();
+  }
   if (name == kPartitioned) {
     if (!isa<ModuleOp>(op) || !isa<UnitAttr>(value))
       return op->emitOpError("'comm.partitioned' must be a unit attribute on "

@@ -1,5 +1,7 @@
 //===- BucketGradients.cpp - average gradients in DDP's buckets -----------===//
 
+#include "BucketChoice.h"
+
 #include "rankc/Analysis/Buckets.h"
 #include "rankc/Dialect/Comm/Comm.h"
 #include "rankc/Dialect/Comm/Transforms/Passes.h"
@@ -138,18 +140,37 @@ struct BucketGradientsPass
       return initial ? a.param < b.param : a.produced < b.produced;
     });
     std::vector<BucketTensor> tensors;
+    std::vector<unsigned> readyAt;
     for (const Grad &g : fill) {
+      readyAt.push_back(g.produced);
       auto t = cast<RankedTensorType>(ret->getOperand(g.result).getType());
       tensors.push_back({g.param, comm::dtypeName(t.getElementType()),
                          t.getNumElements() *
                              int64_t(t.getElementType().getIntOrFloatBitWidth() / 8)});
     }
-    std::vector<GradientBucket> buckets =
-        assignBuckets(tensors, limits, /*sortByLowestIndex=*/initial);
-    if (initial) // DDP reduces the first iteration's buckets in reverse
-      std::reverse(buckets.begin(), buckets.end());
+    std::vector<GradientBucket> buckets;
+    std::vector<BucketPrediction> predicted;
+    auto machine = fn->getParentOfType<ModuleOp>()->getAttrOfType<comm::MachineModelAttr>(
+        comm::CommDialect::kMachine);
+    if (machine && !initial) {
+      // --bucket-cap-mb auto: the machine model chooses (BucketChoice.h).
+      ModelChoice choice =
+          chooseByMachine(fn, tensors, readyAt, machine, limits[0]);
+      buckets = std::move(choice.buckets);
+      predicted = std::move(choice.predicted);
+      fn->getParentOfType<ModuleOp>()->setAttr(comm::CommDialect::kBucketChoice,
+                                               choice.report);
+    } else {
+      buckets = assignBuckets(tensors, limits, /*sortByLowestIndex=*/initial);
+      if (initial) // DDP reduces the first iteration's buckets in reverse
+        std::reverse(buckets.begin(), buckets.end());
+    }
 
     OpBuilder b(fn.getContext());
+    auto seconds = [&](size_t k, double BucketPrediction::*field) {
+      return k < predicted.size() ? b.getF64FloatAttr(predicted[k].*field)
+                                  : FloatAttr();
+    };
     Operation *previous = nullptr;
     for (auto [k, bucket] : llvm::enumerate(buckets)) {
       // The reduction starts right after the bucket's last gradient, and
@@ -190,7 +211,10 @@ struct BucketGradientsPass
       reduce->setAttr(comm::CommDialect::kBucket,
                       comm::BucketAttr::get(b.getContext(), k,
                                             b.getArrayAttr(params), bucket.bytes,
-                                            b.getStringAttr(bucket.dtype)));
+                                            b.getStringAttr(bucket.dtype),
+                                            seconds(k, &BucketPrediction::ready),
+                                            seconds(k, &BucketPrediction::start),
+                                            seconds(k, &BucketPrediction::reduce)));
       // Views of the averaged buffer replace the gradients as results.
       int64_t offset = 0;
       for (auto [v, r] : llvm::zip(values, results)) {

@@ -52,6 +52,13 @@ int runCompile(mlir::MLIRContext &ctx, const DriverOptions &o,
                const char *argv0, llvm::SourceMgr &sourceMgr,
                mlir::TimingScope &timing);
 
+/// `--bucket-cap-mb auto --machine FILE`: the allreduce fit of the world
+/// size nearest the module's, as `comm.machine` on a data-parallel module
+/// (comm-bucket-gradients chooses its buckets by it). An unreadable file,
+/// or one without an allreduce fit, is an error naming it.
+mlir::LogicalResult applyMachineModel(mlir::ModuleOp module,
+                                      llvm::StringRef path);
+
 /// `rankc calibrate` (its own command line: kCalibrateUsage).
 int runCalibrate(int argc, char **argv, const char *argv0);
 extern const char *const kCalibrateUsage;

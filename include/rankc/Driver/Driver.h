@@ -32,6 +32,7 @@ mlir::LogicalResult checkInput(mlir::MLIRContext &ctx, llvm::StringRef input,
 struct CompileOptions {
   std::optional<double> bucketCapMb, firstBucketCapMb;
   std::optional<std::string> bucketOrder;
+  std::string machine; // --bucket-cap-mb auto --machine: the model's file
   bool bulkSynchronous = false; // --schedule bulk-synchronous
 };
 

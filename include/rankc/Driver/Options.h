@@ -22,6 +22,8 @@ struct DriverOptions {
   std::optional<double> bucketCapMb, firstBucketCapMb;
   std::optional<int64_t> threads;
   std::optional<std::string> bucketOrder;
+  bool autoBuckets = false; ///< --bucket-cap-mb auto (with --machine)
+  std::string machine;      ///< --machine MACHINE.json (rankc calibrate's)
   std::string runtimeDir, depfile, cacheDir;
   bool printOutputs = false;
   bool timing = false;

@@ -14,6 +14,7 @@
 #include "mlir/IR/BuiltinOps.h"
 #include "llvm/Support/raw_ostream.h"
 
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -41,6 +42,9 @@ struct BucketInfo {
   std::vector<std::string> params;
   std::string dtype;
   int64_t bytes = 0;
+  /// --bucket-cap-mb auto: when the bucket's last gradient is predicted
+  /// ready, its reduction to start, and how long it takes (seconds).
+  std::optional<double> ready, start, reduce;
 };
 /// The buckets of a partitioned module in the order their reductions start.
 std::vector<BucketInfo> readBuckets(mlir::ModuleOp module);
