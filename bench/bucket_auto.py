@@ -1,0 +1,65 @@
+#!/usr/bin/env python3
+"""--bucket-cap-mb auto against DDP's fixed caps (issue 41), on this machine.
+
+    bench/bucket_auto.py RANKC WORK MACHINE.json [RANKS] [STEPS] [ROUNDS]
+
+For each exported model (mlp-large and transformer-large of
+scripts/export_torch.py, SGD in the step) the step is compiled with
+`--bucket-cap-mb auto --machine MACHINE.json` and with caps of 1, 5, 25
+and 100 MiB; every build runs STEPS steps (`launch --steps --stats`),
+ROUNDS times, the builds alternating within each round. Prints a table:
+the median step time of each build, auto's choice and its predicted end
+of communication against the measured step."""
+import json
+import os
+import statistics
+import subprocess
+import sys
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+ROOT = os.path.join(HERE, "..")
+
+
+def main():
+    rankc, work, machine = sys.argv[1:4]
+    ranks = int(sys.argv[4]) if len(sys.argv) > 4 else 2
+    steps = int(sys.argv[5]) if len(sys.argv) > 5 else 20
+    rounds = int(sys.argv[6]) if len(sys.argv) > 6 else 5
+    os.makedirs(work, exist_ok=True)
+    print("| model | ranks | build | buckets | median step ms | vs best fixed |")
+    print("|---|---|---|---|---|---|")
+    for model in ("mlp-large", "transformer-large"):
+        dag = os.path.join(work, model + ".json")
+        subprocess.run([sys.executable, os.path.join(ROOT, "scripts", "export_torch.py"), model,
+                        dag, "--world-size", str(ranks), "--optimizer", "sgd", "--lr", "0.01"],
+                       check=True)
+        builds = {"auto": ["--bucket-cap-mb", "auto", "--machine", machine]}
+        for cap in ("1", "5", "25", "100"):
+            builds[f"cap {cap} MiB"] = ["--bucket-cap-mb", cap]
+        for name, flags in builds.items():
+            subprocess.run([rankc, "compile", dag, "-o", os.path.join(work, model, name)] + flags,
+                           check=True)
+        times = {name: [] for name in builds}
+        for _ in range(rounds):
+            for name in builds:
+                out = os.path.join(work, model, name)
+                stats = os.path.join(out, "stats.json")
+                subprocess.run([os.path.join(out, "launch"), "--steps", str(steps), "--stats",
+                                stats, "--outputs", os.path.join(work, "res")], check=True,
+                               stdout=subprocess.DEVNULL)
+                s = json.load(open(stats))["ranks"]
+                times[name].append(max(r["wall"] for r in s) / steps)
+        med = {n: statistics.median(t) for n, t in times.items()}
+        best_fixed = min(v for n, v in med.items() if n != "auto")
+        for name in builds:
+            plan = json.load(open(os.path.join(work, model, name, "plan.json")))
+            print(f"| {model} | {ranks} | {name} | {len(plan['buckets'])} | "
+                  f"{med[name] * 1e3:.2f} | {med[name] / best_fixed:.3f}x |")
+        choice = json.load(open(os.path.join(work, model, "auto", "plan.json")))["bucket_choice"]
+        print(f"| {model} | {ranks} | auto chose | {choice['chosen']} | predicted "
+              f"{choice['finish_seconds'] * 1e3:.2f} ms (compute {choice['compute_seconds'] * 1e3:.2f}, "
+              f"exposed {choice['exposed_seconds'] * 1e3:.2f}) | measured {med['auto'] * 1e3:.2f} ms |")
+
+
+if __name__ == "__main__":
+    main()
