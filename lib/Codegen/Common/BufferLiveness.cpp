@@ -5,6 +5,8 @@
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
 #include "mlir/Dialect/LLVMIR/LLVMDialect.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
+#include "mlir/Interfaces/ViewLikeInterface.h"
 #include "llvm/ADT/DenseSet.h"
 
 using namespace mlir;
@@ -38,6 +40,29 @@ DenseMap<Operation *, int64_t> rankc::numberOps(Block &body) {
 }
 
 namespace {
+/// The argument of `callee` that its result `r` is (or a view of), or -1
+/// when the result is the callee's own buffer, or -2 when not known.
+int returnedArgument(func::FuncOp callee, unsigned r) {
+  if (!callee || callee.isExternal() || !callee.getBody().hasOneBlock())
+    return -2;
+  Value v = callee.getBody().front().getTerminator()->getOperand(r);
+  while (Operation *def = v.getDefiningOp()) {
+    if (auto view = dyn_cast<ViewLikeOpInterface>(def))
+      v = view.getViewSource();
+    else if (auto region = dyn_cast<scf::ExecuteRegionOp>(def);
+             region && region.getRegion().hasOneBlock())
+      v = region.getRegion().front().getTerminator()->getOperand(
+          cast<OpResult>(v).getResultNumber()); // (scatter_add's result)
+    else if (isa<memref::AllocOp, gpu::AllocOp>(def))
+      return -1;
+    else
+      return -2;
+  }
+  auto arg = cast<BlockArgument>(v);
+  return arg.getOwner() == &callee.getBody().front() ? int(arg.getArgNumber())
+                                                      : -2;
+}
+
 /// Stores that keep a value in memory, out of the plan's sight.
 bool storesValue(OpOperand &use) {
   return isa<memref::StoreOp, LLVM::StoreOp>(use.getOwner()) &&
@@ -76,7 +101,20 @@ rankc::liveRange(Value root, Block &body,
       int64_t p = at.lookup(top);
       first = std::min(first, p);
       last = std::max(last, p);
-      track(user->getResults());
+      if (auto call = dyn_cast<func::CallOp>(user)) {
+        // A part's results: those that are (views of) this argument. A
+        // part returning a buffer of its own, or a view of another
+        // argument, does not make this one escape.
+        auto callee = SymbolTable::lookupNearestSymbolFrom<func::FuncOp>(
+            call, call.getCalleeAttr());
+        for (OpResult result : call->getResults()) {
+          int arg = returnedArgument(callee, result.getResultNumber());
+          if (arg == -2 || arg == int(use.getOperandNumber()))
+            track(result);
+        }
+      } else {
+        track(user->getResults());
+      }
       if (top != user) // e.g. a loop that yields it
         track(top->getResults());
     }

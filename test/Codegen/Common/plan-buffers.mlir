@@ -97,3 +97,31 @@ func.func private @part(%out: memref<4xf32>) attributes {rankc.part} {
   memref.copy %b, %out : memref<4xf32> to memref<4xf32>
   return
 }
+
+// -----
+
+// A part that returns a buffer of its own (scatter_add's result, made in
+// an scf.execute_region, which part-out-params cannot hand to the caller)
+// does not make the caller's buffers passed to it escape: the call's
+// result is not one of them. The step's out-buffer %o is still planned
+// (a GPT step had none of its buffers planned: 326 -> 169 MB).
+// CHECK-LABEL: func.func private @step
+// CHECK: call @rankc_rt_scratch
+// CHECK-NOT: memref.alloc() : memref<8xf32>
+// CHECK: %[[R:.*]] = call @part_own(
+// CHECK: return %[[R]], %{{.*}} : memref<8xf32>, memref<8xf32>
+func.func private @step() -> (memref<8xf32>, memref<8xf32>) {
+  %o = memref.alloc() : memref<8xf32>
+  %r = call @part_own(%o) : (memref<8xf32>) -> memref<8xf32>
+  return %r, %o : memref<8xf32>, memref<8xf32>
+}
+func.func private @part_own(%out: memref<8xf32>) -> memref<8xf32> attributes {rankc.part} {
+  %cst = arith.constant 2.0 : f32
+  linalg.fill ins(%cst : f32) outs(%out : memref<8xf32>)
+  %r = scf.execute_region -> memref<8xf32> {
+    %a = memref.alloc() : memref<8xf32>
+    memref.copy %out, %a : memref<8xf32> to memref<8xf32>
+    scf.yield %a : memref<8xf32>
+  }
+  return %r : memref<8xf32>
+}
