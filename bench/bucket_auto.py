@@ -4,9 +4,10 @@
     bench/bucket_auto.py RANKC WORK MACHINE.json [RANKS] [STEPS] [ROUNDS]
 
 For each exported model (mlp-large and transformer-large of
-scripts/export_torch.py, SGD in the step) the step is compiled with
-`--bucket-cap-mb auto --machine MACHINE.json` and with caps of 1, 5, 25
-and 100 MiB; every build runs STEPS steps (`launch --steps --stats`),
+scripts/export_torch.py, SGD in the step) the step is compiled with caps
+of 1, 5, 25 and 100 MiB, the 25 MiB build run once with --stats (the
+profile), then with `--bucket-cap-mb auto --machine MACHINE.json
+--profile` that; every build runs STEPS steps (`launch --steps --stats`),
 ROUNDS times, the builds alternating within each round. Prints a table:
 the median step time of each build, auto's choice and its predicted end
 of communication against the measured step."""
@@ -33,9 +34,16 @@ def main():
         subprocess.run([sys.executable, os.path.join(ROOT, "scripts", "export_torch.py"), model,
                         dag, "--world-size", str(ranks), "--optimizer", "sgd", "--lr", "0.01"],
                        check=True)
-        builds = {"auto": ["--bucket-cap-mb", "auto", "--machine", machine]}
+        builds = {}
         for cap in ("1", "5", "25", "100"):
             builds[f"cap {cap} MiB"] = ["--bucket-cap-mb", cap]
+        profile = os.path.join(work, model + "-profile.json")
+        ref = os.path.join(work, model, "cap 25 MiB")
+        subprocess.run([rankc, "compile", dag, "-o", ref, "--bucket-cap-mb", "25"], check=True)
+        subprocess.run([os.path.join(ref, "launch"), "--steps", str(steps), "--stats", profile,
+                        "--outputs", os.path.join(work, "res")], check=True,
+                       stdout=subprocess.DEVNULL)
+        builds["auto"] = ["--bucket-cap-mb", "auto", "--machine", machine, "--profile", profile]
         for name, flags in builds.items():
             subprocess.run([rankc, "compile", dag, "-o", os.path.join(work, model, name)] + flags,
                            check=True)

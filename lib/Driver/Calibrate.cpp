@@ -257,8 +257,38 @@ int rankc::runCalibrate(int argc, char **argv, const char *argv0) {
   });
 }
 
+/// The slowest rank's median computation per step in a `launch --stats`
+/// file, or an error.
+static llvm::Expected<double> profiledCompute(llvm::StringRef profile) {
+  auto err = [&](const llvm::Twine &why) {
+    return llvm::createStringError(
+        ("--profile '" + profile + "': " + why).str(),
+        std::make_error_code(std::errc::invalid_argument));
+  };
+  auto buffer = llvm::MemoryBuffer::getFile(profile);
+  if (!buffer)
+    return err("cannot be read: " + buffer.getError().message());
+  llvm::Expected<json::Value> doc = json::parse((*buffer)->getBuffer());
+  if (!doc)
+    return err("not JSON: " + llvm::toString(doc.takeError()));
+  const json::Object *top = doc->getAsObject();
+  const json::Array *ranks = top ? top->getArray("ranks") : nullptr;
+  double most = 0;
+  for (const json::Value &r : ranks ? *ranks : json::Array()) {
+    const json::Object *o = r.getAsObject();
+    const json::Object *median = o ? o->getObject("median") : nullptr;
+    if (median)
+      most = std::max(most, median->getNumber("compute").value_or(0));
+  }
+  if (!(most > 0))
+    return err("no step's computation in it (`OUT/launch --stats FILE` "
+               "writes one)");
+  return most;
+}
+
 mlir::LogicalResult rankc::applyMachineModel(mlir::ModuleOp module,
-                                             llvm::StringRef path) {
+                                             llvm::StringRef path,
+                                             llvm::StringRef profile) {
   auto bad = [&](const llvm::Twine &why) {
     llvm::errs() << "error: --machine '" << path << "': " << why << "\n";
     return mlir::failure();
@@ -315,12 +345,22 @@ mlir::LogicalResult rankc::applyMachineModel(mlir::ModuleOp module,
   double copy = compute ? compute->getNumber("copy_bytes_per_second").value_or(0) : 0;
   if (!(flops > 0) || !(copy > 0))
     return bad("no compute and copy rates");
+  mlir::FloatAttr measured;
   mlir::Builder b(module.getContext());
+  if (!profile.empty()) {
+    llvm::Expected<double> seconds = profiledCompute(profile);
+    if (!seconds) {
+      llvm::errs() << "error: " << llvm::toString(seconds.takeError()) << "\n";
+      return mlir::failure();
+    }
+    measured = b.getF64FloatAttr(*seconds);
+  }
   module->setAttr(comm::CommDialect::kMachine,
                   comm::MachineModelAttr::get(
                       module.getContext(), best,
                       b.getDenseF64ArrayAttr(flat),
                       b.getF64FloatAttr(std::clamp(overlap, 0.0, 1.0)),
-                      b.getF64FloatAttr(flops), b.getF64FloatAttr(copy)));
+                      b.getF64FloatAttr(flops), b.getF64FloatAttr(copy),
+                      measured));
   return mlir::success();
 }

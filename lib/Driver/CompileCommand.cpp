@@ -52,6 +52,7 @@ static void keyCache(CompileCache &cache, const DriverOptions &o,
   cache.add("first-bucket-cap-mb", mib(o.firstBucketCapMb));
   cache.add("bucket-order", o.bucketOrder.value_or(""));
   cache.addFile("machine", o.machine);
+  cache.addFile("profile", o.profile);
   cache.add("schedule", o.bulkSynchronous ? "bulk-synchronous" : "overlap");
   if (o.target == "cuda") {
     std::string why;
@@ -114,6 +115,7 @@ int rankc::runCompile(MLIRContext &ctx, const DriverOptions &o,
   options.firstBucketCapMb = o.firstBucketCapMb;
   options.bucketOrder = o.bucketOrder;
   options.machine = o.machine;
+  options.profile = o.profile;
   options.bulkSynchronous = o.bulkSynchronous;
   OwningOpRef<ModuleOp> module =
       compileToPartitioned(ctx, o.input, options, sourceMgr, timing);

@@ -156,7 +156,8 @@ OwningOpRef<ModuleOp> compileToPartitioned(MLIRContext &ctx, StringRef input,
   if (!module)
     return {};
   applyBucketFlags(*module, options);
-  if (!options.machine.empty() && failed(applyMachineModel(*module, options.machine)))
+  if (!options.machine.empty() &&
+      failed(applyMachineModel(*module, options.machine, options.profile)))
     return {};
   PassManager pm(&ctx);
   pm.enableTiming(timing);

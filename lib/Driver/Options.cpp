@@ -15,7 +15,8 @@ const char *const rankc::kUsage =
     "                     [--precision f32|tf32|bf16] [--cpu NAME|native]\n"
     "                     [--threads N]\n"
     "                     [--emit exe|lib|mlir|plan|dot|ptx]\n"
-    "                     [--bucket-cap-mb X|auto --machine MACHINE.json]\n"
+    "                     [--bucket-cap-mb X|auto --machine MACHINE.json\n"
+    "                      [--profile STATS.json]]\n"
     "                     [--first-bucket-cap-mb Y]\n"
     "                     [--bucket-order ready|ddp-initial]\n"
     "                     [--schedule overlap|bulk-synchronous] [--verbose]\n"
@@ -141,6 +142,8 @@ CommandLine rankc::parseCommandLine(int argc, char **argv, DriverOptions &o,
         o.bucketCapMb = parseMiB(name, v);
     } else if (isCompile && name == "--machine") {
       o.machine = value().str();
+    } else if (isCompile && name == "--profile") {
+      o.profile = value().str();
     } else if (isCompile && name == "--first-bucket-cap-mb") {
       o.firstBucketCapMb = parseMiB(name, value());
     } else if (isCompile && name == "--bucket-order") {
@@ -178,6 +181,8 @@ CommandLine rankc::parseCommandLine(int argc, char **argv, DriverOptions &o,
                "by `rankc calibrate`)");
   if (!o.machine.empty() && !o.autoBuckets)
     usageError("--machine is read by --bucket-cap-mb auto");
+  if (!o.profile.empty() && !o.autoBuckets)
+    usageError("--profile is read by --bucket-cap-mb auto");
   if (o.autoBuckets && o.bucketOrder == std::string("ddp-initial"))
     usageError("--bucket-cap-mb auto chooses buckets in gradient-ready order, "
                "not with --bucket-order ddp-initial");

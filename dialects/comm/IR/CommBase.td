@@ -265,7 +265,9 @@ def Comm_MachineModelAttr : AttrDef<Comm_Dialect, "MachineModel"> {
     `[from_bytes, alpha_seconds, beta_seconds_per_byte, ...]`; the
     fraction of a reduction that advances while ranks compute (`overlap`);
     the compute rate (flops per second) and copy rate (bytes per second)
-    that estimate each op's time. comm-bucket-gradients then chooses the
+    that estimate each op's time, and, from a measured run (`--profile`,
+    `launch --stats`), the step's computation in seconds (`compute_seconds`),
+    which scales the estimates to it. comm-bucket-gradients then chooses the
     buckets (rankc/Analysis/CostModel.h).
 
     ```mlir
@@ -278,7 +280,8 @@ def Comm_MachineModelAttr : AttrDef<Comm_Dialect, "MachineModel"> {
                         "::mlir::DenseF64ArrayAttr":$allreduce,
                         "::mlir::FloatAttr":$overlap,
                         "::mlir::FloatAttr":$flops,
-                        "::mlir::FloatAttr":$copy);
+                        "::mlir::FloatAttr":$copy,
+                        OptionalParameter<"::mlir::FloatAttr">:$compute_seconds);
   let assemblyFormat = "`<` struct(params) `>`";
 }
 

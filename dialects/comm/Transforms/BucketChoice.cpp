@@ -106,6 +106,14 @@ ModelChoice rankc::chooseByMachine(func::FuncOp fn,
     t += estimate(&op, flopsRate, copyRate);
     doneAt.push_back(t);
   }
+  // A measured step's computation (--profile) scales the estimates: their
+  // proportions place the gradients, the measurement the whole.
+  if (FloatAttr measured = machine.getComputeSeconds(); measured && t > 0) {
+    double scale = measured.getValueAsDouble() / t;
+    for (double &d : doneAt)
+      d *= scale;
+    t = measured.getValueAsDouble();
+  }
   double computeEnd = t;
   llvm::DenseMap<uint32_t, double> readyOf;
   std::vector<ReadyGradient> ready;
@@ -176,6 +184,9 @@ ModelChoice rankc::chooseByMachine(func::FuncOp fn,
        b.getNamedAttr("exposed_seconds",
                       b.getF64FloatAttr(bestEval.finish - computeEnd)),
        b.getNamedAttr("overlap", machine.getOverlap()),
+       b.getNamedAttr("compute_from",
+                      b.getStringAttr(machine.getComputeSeconds() ? "profile"
+                                                                  : "estimate")),
        b.getNamedAttr("calibrated_ranks", b.getI64IntegerAttr(machine.getRanks()))});
   return choice;
 }

@@ -54,10 +54,13 @@ int runCompile(mlir::MLIRContext &ctx, const DriverOptions &o,
 
 /// `--bucket-cap-mb auto --machine FILE`: the allreduce fit of the world
 /// size nearest the module's, as `comm.machine` on a data-parallel module
-/// (comm-bucket-gradients chooses its buckets by it). An unreadable file,
-/// or one without an allreduce fit, is an error naming it.
+/// (comm-bucket-gradients chooses its buckets by it); with `profile` (a
+/// `launch --stats` file), the step's measured computation (the slowest
+/// rank's median) too. An unreadable file, or one without an allreduce fit
+/// (or a profile without a step), is an error naming it.
 mlir::LogicalResult applyMachineModel(mlir::ModuleOp module,
-                                      llvm::StringRef path);
+                                      llvm::StringRef path,
+                                      llvm::StringRef profile);
 
 /// `rankc calibrate` (its own command line: kCalibrateUsage).
 int runCalibrate(int argc, char **argv, const char *argv0);

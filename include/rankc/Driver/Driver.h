@@ -33,6 +33,7 @@ struct CompileOptions {
   std::optional<double> bucketCapMb, firstBucketCapMb;
   std::optional<std::string> bucketOrder;
   std::string machine; // --bucket-cap-mb auto --machine: the model's file
+  std::string profile; // --profile: a launch --stats of this step
   bool bulkSynchronous = false; // --schedule bulk-synchronous
 };
 

@@ -24,6 +24,7 @@ struct DriverOptions {
   std::optional<std::string> bucketOrder;
   bool autoBuckets = false; ///< --bucket-cap-mb auto (with --machine)
   std::string machine;      ///< --machine MACHINE.json (rankc calibrate's)
+  std::string profile;      ///< --profile STATS.json (launch --stats)
   std::string runtimeDir, depfile, cacheDir;
   bool printOutputs = false;
   bool timing = false;
