@@ -69,28 +69,24 @@ bool inPlaceSafe(func::FuncOp callee, unsigned in, unsigned out,
     return false;
   Block &body = callee.getBody().front();
   Value a = callee.getArgument(in), b = callee.getArgument(out);
-  // Direct uses only, at the top level: then a position says it all.
-  int64_t lastRead = -1, firstWrite = INT64_MAX;
-  Operation *meet = nullptr;
-  for (OpOperand &use : a.getUses()) {
-    if (use.getOwner()->getBlock() != &body ||
-        use.getOwner()->hasTrait<OpTrait::IsTerminator>())
-      return false;
-    lastRead = std::max(lastRead, at.lookup(use.getOwner()));
-  }
-  for (OpOperand &use : b.getUses()) {
-    if (use.getOwner()->getBlock() != &body ||
-        use.getOwner()->hasTrait<OpTrait::IsTerminator>())
-      return false;
-    int64_t p = at.lookup(use.getOwner());
-    if (p < firstWrite) {
-      firstWrite = p;
-      meet = use.getOwner();
-    }
-  }
+  // Every use, through views too (a view made early and read late is a
+  // late read): the buffers' live ranges in the callee's body.
+  FailureOr<std::pair<int64_t, int64_t>> readLife =
+      rankc::liveRange(a, body, at);
+  FailureOr<std::pair<int64_t, int64_t>> writeLife =
+      rankc::liveRange(b, body, at);
+  if (failed(readLife) || failed(writeLife) || writeLife->first < 0)
+    return false;
+  int64_t lastRead = readLife->second, firstWrite = writeLife->first;
   if (lastRead < firstWrite)
     return true;
-  return lastRead == firstWrite && elementwiseInPlace(meet, a, b);
+  if (lastRead != firstWrite)
+    return false;
+  // They meet in one op: safe if it uses both directly, element for element.
+  for (Operation *user : b.getUsers())
+    if (user->getBlock() == &body && at.lookup(user) == firstWrite)
+      return elementwiseInPlace(user, a, b);
+  return false;
 }
 
 void donate(func::FuncOp fn, SymbolTable &symbols) {

@@ -88,3 +88,32 @@ func.func private @step(%p: memref<4xf32>, %q: memref<4xf32>) -> (memref<4xf32> 
   memref.copy %t, %k : memref<4xf32> to memref<4xf32>
   return %next, %q, %k : memref<4xf32>, memref<4xf32>, memref<4xf32>
 }
+
+// -----
+
+// A view of the parameter made before the next value is first written but
+// read after it (collapsed dimensions on the GPU make such views): the
+// read comes late, whatever the view's position. Not in place.
+// CHECK-LABEL: func.func private @step
+// CHECK: %[[N:.*]] = memref.alloc() : memref<2x2xf32>
+// CHECK: call @late(%arg0, %[[N]])
+// CHECK: return %[[N]]
+#id2 = affine_map<(d0, d1) -> (d0, d1)>
+func.func private @step(%p: memref<2x2xf32>) -> (memref<2x2xf32> {rankc.carried_from = 0 : i64}) {
+  %n = memref.alloc() : memref<2x2xf32>
+  call @late(%p, %n) : (memref<2x2xf32>, memref<2x2xf32>) -> ()
+  return %n : memref<2x2xf32>
+}
+func.func private @late(%p: memref<2x2xf32>, %out: memref<2x2xf32>) attributes {rankc.part} {
+  %v = memref.collapse_shape %p [[0, 1]] : memref<2x2xf32> into memref<4xf32>
+  %cst = arith.constant 0.0 : f32
+  linalg.fill ins(%cst : f32) outs(%out : memref<2x2xf32>)
+  %w = memref.collapse_shape %out [[0, 1]] : memref<2x2xf32> into memref<4xf32>
+  linalg.generic {indexing_maps = [affine_map<(d0) -> (d0)>, affine_map<(d0) -> (d0)>], iterator_types = ["parallel"]}
+      ins(%v : memref<4xf32>) outs(%w : memref<4xf32>) {
+  ^bb0(%x: f32, %o: f32):
+    %s = arith.addf %x, %o : f32
+    linalg.yield %s : f32
+  }
+  return
+}
