@@ -257,20 +257,28 @@ int rankc::runCalibrate(int argc, char **argv, const char *argv0) {
   });
 }
 
+/// A JSON file's value, or why not ("cannot be read: ...", "not JSON: ...").
+static llvm::Expected<json::Value> readJson(llvm::StringRef path) {
+  auto buffer = llvm::MemoryBuffer::getFile(path);
+  if (!buffer)
+    return llvm::createStringError("cannot be read: " +
+                                   buffer.getError().message());
+  llvm::Expected<json::Value> doc = json::parse((*buffer)->getBuffer());
+  if (!doc)
+    return llvm::createStringError("not JSON: " +
+                                   llvm::toString(doc.takeError()));
+  return doc;
+}
+
 /// The slowest rank's median computation per step in a `launch --stats`
 /// file, or an error.
 static llvm::Expected<double> profiledCompute(llvm::StringRef profile) {
   auto err = [&](const llvm::Twine &why) {
-    return llvm::createStringError(
-        ("--profile '" + profile + "': " + why).str(),
-        std::make_error_code(std::errc::invalid_argument));
+    return llvm::createStringError(("--profile '" + profile + "': " + why).str());
   };
-  auto buffer = llvm::MemoryBuffer::getFile(profile);
-  if (!buffer)
-    return err("cannot be read: " + buffer.getError().message());
-  llvm::Expected<json::Value> doc = json::parse((*buffer)->getBuffer());
+  llvm::Expected<json::Value> doc = readJson(profile);
   if (!doc)
-    return err("not JSON: " + llvm::toString(doc.takeError()));
+    return err(llvm::toString(doc.takeError()));
   const json::Object *top = doc->getAsObject();
   const json::Array *ranks = top ? top->getArray("ranks") : nullptr;
   double most = 0;
@@ -293,12 +301,9 @@ mlir::LogicalResult rankc::applyMachineModel(mlir::ModuleOp module,
     llvm::errs() << "error: --machine '" << path << "': " << why << "\n";
     return mlir::failure();
   };
-  auto buffer = llvm::MemoryBuffer::getFile(path);
-  if (!buffer)
-    return bad("cannot be read: " + buffer.getError().message());
-  llvm::Expected<json::Value> doc = json::parse((*buffer)->getBuffer());
+  llvm::Expected<json::Value> doc = readJson(path);
   if (!doc)
-    return bad("not JSON: " + llvm::toString(doc.takeError()));
+    return bad(llvm::toString(doc.takeError()));
   const json::Object *top = doc->getAsObject();
   if (!top || top->getString("format") != kMachineFormat)
     return bad("not a machine model (`rankc calibrate -o` writes one)");
