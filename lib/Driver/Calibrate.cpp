@@ -92,6 +92,25 @@ json::Object fitJson(const AlphaBetaFit &fit, llvm::ArrayRef<Timing> points) {
                       {"points", std::move(pts)}};
 }
 
+/// A JSON file's value, or why not ("cannot be read: ...", "not JSON: ...").
+llvm::Expected<json::Value> readJson(llvm::StringRef path) {
+  auto buffer = llvm::MemoryBuffer::getFile(path);
+  if (!buffer)
+    return llvm::createStringError("cannot be read: " +
+                                   buffer.getError().message());
+  llvm::Expected<json::Value> doc = json::parse((*buffer)->getBuffer());
+  if (!doc)
+    return llvm::createStringError("not JSON: " +
+                                   llvm::toString(doc.takeError()));
+  return doc;
+}
+
+/// Whether `v` is a machine model `rankc calibrate` wrote.
+bool isMachineModel(const json::Value &v) {
+  const json::Object *o = v.getAsObject();
+  return o && o->getString("format") == kMachineFormat;
+}
+
 /// Why -o cannot be written: a folder, or a file that is not a machine
 /// model rankc wrote.
 std::string whyNot(llvm::StringRef out) {
@@ -99,15 +118,11 @@ std::string whyNot(llvm::StringRef out) {
     return "-o '" + out.str() + "' is a folder; name the machine file to write";
   if (!llvm::sys::fs::exists(out))
     return "";
-  auto buffer = llvm::MemoryBuffer::getFile(out);
-  if (buffer) {
-    llvm::Expected<json::Value> v = json::parse((*buffer)->getBuffer());
-    if (v && v->getAsObject() &&
-        v->getAsObject()->getString("format") == kMachineFormat)
-      return "";
-    if (!v)
-      llvm::consumeError(v.takeError());
-  }
+  llvm::Expected<json::Value> v = readJson(out);
+  if (v && isMachineModel(*v))
+    return "";
+  if (!v)
+    llvm::consumeError(v.takeError());
   return "-o '" + out.str() +
          "' exists and is not a machine model rankc calibrate wrote; it is "
          "left as it is: name another file";
@@ -257,19 +272,6 @@ int rankc::runCalibrate(int argc, char **argv, const char *argv0) {
   });
 }
 
-/// A JSON file's value, or why not ("cannot be read: ...", "not JSON: ...").
-static llvm::Expected<json::Value> readJson(llvm::StringRef path) {
-  auto buffer = llvm::MemoryBuffer::getFile(path);
-  if (!buffer)
-    return llvm::createStringError("cannot be read: " +
-                                   buffer.getError().message());
-  llvm::Expected<json::Value> doc = json::parse((*buffer)->getBuffer());
-  if (!doc)
-    return llvm::createStringError("not JSON: " +
-                                   llvm::toString(doc.takeError()));
-  return doc;
-}
-
 /// The slowest rank's median computation per step in a `launch --stats`
 /// file, or an error.
 static llvm::Expected<double> profiledCompute(llvm::StringRef profile) {
@@ -305,7 +307,7 @@ mlir::LogicalResult rankc::applyMachineModel(mlir::ModuleOp module,
   if (!doc)
     return bad(llvm::toString(doc.takeError()));
   const json::Object *top = doc->getAsObject();
-  if (!top || top->getString("format") != kMachineFormat)
+  if (!isMachineModel(*doc))
     return bad("not a machine model (`rankc calibrate -o` writes one)");
   if (!module->getAttr(comm::CommDialect::kDataParallel))
     return bad("--bucket-cap-mb auto chooses gradient buckets, and this "

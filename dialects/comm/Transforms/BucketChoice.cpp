@@ -48,11 +48,8 @@ double estimate(Operation *op, double flopsRate, double copyRate) {
     double iterations = 1;
     for (int64_t range : linalgOp.getStaticLoopRanges())
       iterations *= range > 0 ? double(range) : 1.0;
-    double bodyOps = 0;
-    for (Operation &inner : linalgOp->getRegion(0).front().without_terminator()) {
-      (void)inner;
-      ++bodyOps;
-    }
+    double bodyOps = double(
+        llvm::range_size(linalgOp->getRegion(0).front().without_terminator()));
     flops = iterations * std::max(1.0, bodyOps);
   }
   return std::max(flops / flopsRate, bytes / copyRate);
