@@ -41,6 +41,7 @@ void rankc::buildBufferizationPipeline(mlir::OpPassManager &pm) {
 }
 
 void rankc::buildGlueSplittingPipeline(mlir::OpPassManager &pm) {
+  pm.addPass(createRankcResultsThroughMemory());
   pm.addNestedPass<mlir::LLVM::LLVMFuncOp>(createRankcSplitGlueBlocks());
   pm.addPass(createRankcSplitGlueFunctions());
 }

@@ -148,7 +148,17 @@ void splitFunction(LLVM::LLVMFuncOp fn,
         ArrayRef<LLVM::GEPArg>{0, int32_t(slot.lookup(v))});
   };
 
-  // The functions: each loads what it reads from the frame first.
+  // The functions. Each loads what it reads from the frame right before
+  // the first of its operations that reads it (a run's blocks are a chain,
+  // so that operation dominates every later reader), not all at its entry:
+  // SelectionDAG clusters the loads of a block that hang off one chain and
+  // one base address with a search over every other such load
+  // (ClusterNeighboringLoads), quadratic in their number, and a run that
+  // read a thousand descriptors made one block of five thousand loads of
+  // the frame (a program of 625 outputs: 3.5 s of -O0 code generation a
+  // piece). Between calls and stores, loads hang off different chains;
+  // near their use they are also not live, and so not spilled, across the
+  // run's other blocks.
   std::vector<LLVM::LLVMFuncOp> pieces;
   std::vector<IRMapping> mappings(runs.size());
   Operation *after = fn;
@@ -165,10 +175,16 @@ void splitFunction(LLVM::LLVMFuncOp fn,
     b.setInsertionPointToEnd(entry);
     for (Value v : copies[i])
       mappings[i].map(v, b.clone(*v.getDefiningOp())->getResult(0));
-    for (Value v : reads[i])
-      mappings[i].map(v, LLVM::LoadOp::create(
-                             b, loc, v.getType(),
-                             slotOf(b, entry->getArgument(0), v)));
+    OpBuilder before(ctx);
+    for (Block *block : runs[i])
+      for (Operation &op : *block)
+        for (Value v : op.getOperands())
+          if (reads[i].contains(v) && !mappings[i].contains(v)) {
+            before.setInsertionPoint(&op);
+            mappings[i].map(v, LLVM::LoadOp::create(
+                                   before, loc, v.getType(),
+                                   slotOf(before, entry->getArgument(0), v)));
+          }
     pieces.push_back(piece);
     after = piece;
   }
@@ -192,28 +208,38 @@ void splitFunction(LLVM::LLVMFuncOp fn,
           if (Value mapped = mappings[i].lookupOrNull(operand.get()))
             operand.set(mapped);
 
-  // The calls, each in a block of its own where its run began; what
-  // `fn`'s blocks read from a run is loaded right after its call.
-  IRMapping fnMapping;
+  // The calls, each in a block of its own where its run began.
   for (auto [i, run] : llvm::enumerate(runs)) {
     Block *next = cast<LLVM::BrOp>(run.back()->getTerminator()).getDest();
     Block *call = b.createBlock(run.front());
     run.front()->replaceAllUsesWith(call);
     LLVM::CallOp::create(b, loc, pieces[i],
                          frame ? ValueRange(frame) : ValueRange());
-    for (Value v : readByFn)
-      if (regionOf(v.getParentBlock()) == int(i))
-        fnMapping.map(v, LLVM::LoadOp::create(b, loc, v.getType(),
-                                              slotOf(b, frame, v)));
     LLVM::BrOp::create(b, loc, ValueRange(), next);
   }
+  // What `fn`'s own blocks read from the runs is loaded right before the
+  // first operation of each block that reads it (the blocks need not be a
+  // chain): the slot holds the value its run last wrote, as the SSA value
+  // did.
   if (!readByFn.empty())
-    for (Block &block : fn.getBody())
-      if (regionOf(&block) < 0)
-        for (Operation &op : block)
-          for (OpOperand &operand : op.getOpOperands())
-            if (Value mapped = fnMapping.lookupOrNull(operand.get()))
-              operand.set(mapped);
+    for (Block &block : fn.getBody()) {
+      if (regionOf(&block) >= 0)
+        continue;
+      llvm::DenseMap<Value, Value> loaded;
+      for (Operation &op : block)
+        for (OpOperand &operand : op.getOpOperands()) {
+          Value v = operand.get();
+          if (!readByFn.contains(v))
+            continue;
+          Value &load = loaded[v];
+          if (!load) {
+            b.setInsertionPoint(&op);
+            load = LLVM::LoadOp::create(b, loc, v.getType(),
+                                        slotOf(b, frame, v));
+          }
+          operand.set(load);
+        }
+    }
   for (auto [i, run] : llvm::enumerate(runs)) {
     run.back()->getTerminator()->erase();
     b.setInsertionPointToEnd(run.back());

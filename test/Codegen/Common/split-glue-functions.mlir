@@ -20,25 +20,28 @@ llvm.func @use(i64) -> i64
 // CHECK-NEXT:    llvm.br ^bb2
 // CHECK:       ^bb2:
 // CHECK-NEXT:    llvm.call @schedule_run1(%[[FRAME]])
-// CHECK-NEXT:    %[[SV:.*]] = llvm.getelementptr %[[FRAME]][0, 3]
-// CHECK-NEXT:    %[[V:.*]] = llvm.load %[[SV]] : !llvm.ptr -> i64
+// CHECK-NEXT:    llvm.br ^bb3
 // CHECK:       ^bb3:
 // CHECK-NEXT:    %[[S:.*]] = llvm.alloca
+// CHECK-NEXT:    %[[SV:.*]] = llvm.getelementptr %[[FRAME]][0, 3]
+// CHECK-NEXT:    %[[V:.*]] = llvm.load %[[SV]] : !llvm.ptr -> i64
 // CHECK-NEXT:    llvm.store %[[V]], %[[S]]
 // CHECK:       ^bb4:
 // CHECK-NEXT:    llvm.call @schedule_run2(%[[FRAME]])
+// CHECK-NEXT:    llvm.br ^bb5
+// CHECK:       ^bb5:
 // CHECK-NEXT:    %[[SR:.*]] = llvm.getelementptr %[[FRAME]][0, 4]
 // CHECK-NEXT:    %[[R:.*]] = llvm.load %[[SR]]
-// CHECK:       ^bb5:
 // CHECK-NEXT:    llvm.return %[[R]] : i64
 
 // CHECK-LABEL: llvm.func internal @schedule_run0(
 // CHECK-SAME:    %[[F0:.*]]: !llvm.ptr) attributes {passthrough = ["noinline", "optnone"]}
 // CHECK-NEXT:    %[[C1:.*]] = llvm.mlir.constant(1 : i64)
+// CHECK-NEXT:    llvm.br ^bb1
+// CHECK-NEXT:  ^bb1:
 // CHECK-NEXT:    %[[P0:.*]] = llvm.getelementptr %[[F0]][0, 0]
 // CHECK-NEXT:    %[[A0:.*]] = llvm.load %[[P0]]
-// CHECK-NEXT:    llvm.br ^bb1
-// CHECK:         %[[X:.*]] = llvm.call @use(%[[A0]])
+// CHECK-NEXT:    %[[X:.*]] = llvm.call @use(%[[A0]])
 // CHECK-NEXT:    %[[PX:.*]] = llvm.getelementptr %[[F0]][0, 2]
 // CHECK-NEXT:    llvm.store %[[X]], %[[PX]]
 // CHECK-NEXT:    %[[Y:.*]] = llvm.add %[[X]], %[[C1]]
@@ -49,9 +52,10 @@ llvm.func @use(i64) -> i64
 
 // CHECK-LABEL: llvm.func internal @schedule_run1(
 // CHECK-SAME:    %[[F1:.*]]: !llvm.ptr)
-// CHECK-DAG:     %[[Z1:.*]] = llvm.load %{{.*}} : !llvm.ptr -> i64
-// CHECK-DAG:     %[[X1:.*]] = llvm.load %{{.*}} : !llvm.ptr -> i64
-// CHECK:         %[[W:.*]] = llvm.call @use(%[[Z1]])
+// CHECK:         %[[Z1:.*]] = llvm.load %{{.*}} : !llvm.ptr -> i64
+// CHECK-NEXT:    %[[W:.*]] = llvm.call @use(%[[Z1]])
+// CHECK-NEXT:    llvm.getelementptr
+// CHECK-NEXT:    %[[X1:.*]] = llvm.load %{{.*}} : !llvm.ptr -> i64
 // CHECK-NEXT:    %[[V1:.*]] = llvm.mul %[[W]], %[[X1]]
 // CHECK-NEXT:    %[[PV:.*]] = llvm.getelementptr %[[F1]][0, 3]
 // CHECK-NEXT:    llvm.store %[[V1]], %[[PV]]
@@ -118,6 +122,36 @@ llvm.func @short(%a: i64) -> i64 attributes {passthrough = ["noinline", "optnone
 ^b1:
   %x = llvm.call @use(%a) : (i64) -> i64
   llvm.return %x : i64
+}
+
+// A value is loaded right before the first operation of a run that reads
+// it, not at the run's entry: %b only where ^b2 adds it (a run reading a
+// thousand values made one block of a thousand loads of the frame, which
+// SelectionDAG's load clustering takes a time quadratic in).
+// CHECK-LABEL: llvm.func @late(
+// CHECK:         llvm.call @late_run0
+// CHECK-LABEL: llvm.func internal @late_run0(
+// CHECK-SAME:    %[[F:.*]]: !llvm.ptr)
+// CHECK-NEXT:    llvm.br ^bb1
+// CHECK-NEXT:  ^bb1:
+// CHECK-NEXT:    %[[PA:.*]] = llvm.getelementptr %[[F]][0, 0]
+// CHECK-NEXT:    %[[LA:.*]] = llvm.load %[[PA]]
+// CHECK-NEXT:    %[[LX:.*]] = llvm.call @use(%[[LA]])
+// CHECK-NEXT:    llvm.br ^bb2
+// CHECK-NEXT:  ^bb2:
+// CHECK-NEXT:    %[[PB:.*]] = llvm.getelementptr %[[F]][0, 1]
+// CHECK-NEXT:    %[[LB:.*]] = llvm.load %[[PB]]
+// CHECK-NEXT:    llvm.add %[[LX]], %[[LB]]
+llvm.func @late(%a: i64, %b: i64) -> i64 attributes {passthrough = ["noinline", "optnone"]} {
+  llvm.br ^b1
+^b1:
+  %x = llvm.call @use(%a) : (i64) -> i64
+  llvm.br ^b2
+^b2:
+  %y = llvm.add %x, %b : i64
+  llvm.br ^b3
+^b3:
+  llvm.return %y : i64
 }
 
 // CHECK-NOT: llvm.func internal @kernel_run

@@ -34,7 +34,8 @@ void buildBufferizationPipeline(mlir::OpPassManager &pm);
 /// benchmarks use to measure a step without one (bench/gpu/memory.py).
 bool planBuffersEnabled();
 
-/// The schedule's one long -O0 block cut for linear code generation, then
+/// A program's many results written through its caller's memory, the
+/// schedule's one long -O0 block cut for linear code generation, then
 /// into functions that build on threads of their own: the last passes of
 /// both backends.
 void buildGlueSplittingPipeline(mlir::OpPassManager &pm);

@@ -60,6 +60,30 @@ def RankcOptimizeNoneGlue : Pass<"rankc-optimize-none-glue", "mlir::func::FuncOp
   }];
 }
 
+def RankcResultsThroughMemory : Pass<"rankc-results-through-memory", "mlir::ModuleOp"> {
+  let summary = "Write a function's many results into its caller's memory instead of returning them";
+  let description = [{
+    func-to-llvm packs a function's results into one struct, and a program
+    of many outputs returns a struct of a descriptor per output: returned
+    through a hidden pointer, the call becomes one SelectionDAG node
+    merging every scalar of it, whose combining is quadratic in their
+    number (625 outputs, 3,125 scalars: 1.3 s of -O0 code generation of a
+    5,000-node program). A function returning a struct of more than
+    `max-fields` fields, called only directly and from this module (at
+    least once: one called from nowhere is an entry point, its ABI not
+    ours), takes a pointer to such a struct as its first argument instead
+    and stores each field there at its returns (the field's value read off
+    the insertvalue chain that built it). Each caller passes a struct of
+    its own stack (an alloca of its entry block) and loads a field where it
+    read it (an extractvalue), so that no block holds more loads of it than
+    the fields it reads.
+  }];
+  let options = [
+    Option<"maxFields", "max-fields", "int64_t", /*default=*/"16",
+           "Fields of a returned struct at most (at least 1)">,
+  ];
+}
+
 def RankcSplitGlueBlocks : Pass<"rankc-split-glue-blocks", "mlir::LLVM::LLVMFuncOp"> {
   let summary = "Cut the long blocks of -O0 functions into short ones, for linear code generation";
   let description = [{
@@ -99,8 +123,12 @@ def RankcSplitGlueFunctions : Pass<"rankc-split-glue-functions", "mlir::ModuleOp
     (glue too, internal), and a block calling the new function takes each
     run's place. What crosses from one run, or from the function's own
     blocks, to another goes through a frame on the function's stack, one
-    slot a value: stored where it is defined, loaded where the run that
-    reads it starts (or after the call, for the function's own blocks).
+    slot a value: stored where it is defined, loaded right before the
+    first operation of a run that reads it (in the function's own blocks,
+    before the first reader in each block). SelectionDAG clusters the loads
+    of a block that hang off one chain and one base address in a time
+    quadratic in their number; loads near their readers are spread between
+    calls and stores, and are not live across blocks.
     The calls pass the frame's address alone: a schedule that posts every
     receive first has thousands of requests waited on later, and as
     arguments and results they made calls that -O0 code generation took
