@@ -12,7 +12,12 @@ SHAPE:
   wide  many short independent chains per rank (8 nodes each on f32[64],
         each ending in a send to the next rank and a receive from the
         previous one, the two summed into an output): a program of many
-        small parts and many outputs."""
+        small parts and many outputs.
+  step  a data-parallel training step (one SPMD program for all ranks, a
+        version 2 document): a deep narrow tanh network on an 8x16 batch,
+        forward, backward with one allreduce (mean) per layer's weight
+        gradient, the update, the weights carried in `state`: the shape
+        of the exporter's steps, at any depth."""
 import json
 import sys
 
@@ -55,16 +60,53 @@ def wide(per, rank, ranks):
     return nodes, outputs
 
 
+def step(per, rank, ranks):
+    """One program for every rank: 9 nodes a layer (2 forward, 7 back)."""
+    nodes = [{"id": "x", "op": "input", "shape": [8, 16], "dtype": "f32"}]
+    layers = max(1, (per - 1) // 10)
+    for i in range(layers):
+        nodes.append({"id": f"w{i}", "op": "input", "shape": [16, 16], "dtype": "f32"})
+    h = ["x"]
+    for i in range(layers):
+        nodes += [{"id": f"a{i}", "op": "matmul", "args": [h[-1], f"w{i}"]},
+                  {"id": f"h{i}", "op": "tanh", "args": [f"a{i}"]}]
+        h.append(f"h{i}")
+    g, outputs, state = h[-1], {}, {}
+    for i in reversed(range(layers)):
+        nodes += [{"id": f"d{i}", "op": "mul", "args": [g, h[i + 1]]},
+                  {"id": f"t{i}", "op": "transpose", "args": [h[i]], "perm": [1, 0]},
+                  {"id": f"gw{i}", "op": "matmul", "args": [f"t{i}", f"d{i}"]},
+                  {"id": f"r{i}", "op": "allreduce", "args": [f"gw{i}"], "reduce": "mean",
+                   "tag": i},
+                  {"id": f"n{i}", "op": "sub", "args": [f"w{i}", f"r{i}"]}]
+        if i > 0:
+            nodes += [{"id": f"wt{i}", "op": "transpose", "args": [f"w{i}"], "perm": [1, 0]},
+                      {"id": f"g{i}", "op": "matmul", "args": [f"d{i}", f"wt{i}"]}]
+            g = f"g{i}"
+        outputs[f"w{i}.next"] = f"n{i}"
+        state[f"w{i}"] = f"w{i}.next"
+    return nodes, outputs, state
+
+
 def main():
     shape, n, ranks, out = sys.argv[1], int(sys.argv[2]), int(sys.argv[3]), sys.argv[4]
-    make = {"halo": halo, "wide": wide}[shape]
-    programs = []
-    for r in range(ranks):
-        nodes, outputs = make(n // ranks, r, ranks)
-        programs.append({"ranks": [r], "nodes": nodes, "outputs": outputs})
-    json.dump({"format": "rankc-dag", "version": 1, "world_size": ranks,
-               "programs": programs}, open(out, "w"))
-    print(sum(len(p["nodes"]) for p in programs))
+    if shape == "step":
+        nodes, outputs, state = step(n // ranks, 0, ranks)
+        programs = [{"ranks": list(range(ranks)), "nodes": nodes, "outputs": outputs,
+                     "state": state}]
+        doc = {"format": "rankc-dag", "version": 2, "world_size": ranks,
+               "programs": programs}
+        print(len(nodes) * ranks)  # (each rank runs them all)
+    else:
+        make = {"halo": halo, "wide": wide}[shape]
+        programs = []
+        for r in range(ranks):
+            nodes, outputs = make(n // ranks, r, ranks)
+            programs.append({"ranks": [r], "nodes": nodes, "outputs": outputs})
+        doc = {"format": "rankc-dag", "version": 1, "world_size": ranks,
+               "programs": programs}
+        print(sum(len(p["nodes"]) for p in programs))
+    json.dump(doc, open(out, "w"))
 
 
 if __name__ == "__main__":

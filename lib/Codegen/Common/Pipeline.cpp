@@ -44,4 +44,6 @@ void rankc::buildGlueSplittingPipeline(mlir::OpPassManager &pm) {
   pm.addPass(createRankcResultsThroughMemory());
   pm.addNestedPass<mlir::LLVM::LLVMFuncOp>(createRankcSplitGlueBlocks());
   pm.addPass(createRankcSplitGlueFunctions());
+  // (The loads of the frame the cut made, spread over blocks too.)
+  pm.addNestedPass<mlir::LLVM::LLVMFuncOp>(createRankcSplitGlueBlocks());
 }

@@ -33,13 +33,16 @@ struct SplitGlueBlocksPass
       fn.emitError("rankc-split-glue-blocks: max-ops must be at least 1");
       return signalPassFailure();
     }
+    if (maxLoads < 1) {
+      fn.emitError("rankc-split-glue-blocks: max-loads must be at least 1");
+      return signalPassFailure();
+    }
     if (fn.isExternal() || !rankc::isGlueFunction(fn))
       return;
-    size_t limit = maxOps;
+    size_t limit = maxOps, loadLimit = maxLoads;
     SmallVector<Block *> blocks;
     for (Block &block : fn.getBody())
-      if (block.getOperations().size() > limit)
-        blocks.push_back(&block);
+      blocks.push_back(&block);
     OpBuilder b(fn.getContext());
     for (Block *block : blocks) {
       // Not before an alloca of the entry block: moved out of it, it
@@ -49,12 +52,27 @@ struct SplitGlueBlocksPass
         for (Operation &op : *block)
           if (isa<LLVM::AllocaOp>(op))
             it = std::next(op.getIterator());
+      // A cut every `limit` operations, and before a load that would be
+      // the `loadLimit + 1`th since the last call or store: SelectionDAG
+      // chains the loads between two such writes to one token, and
+      // clusters those of one base address in a time quadratic in their
+      // number (a call of a part of 650 buffers loaded 3,256 descriptor
+      // fields of the frame right before it).
       SmallVector<Operation *> cuts;
-      size_t n = 0;
+      size_t ops = 0, loads = 0;
       for (Block::iterator end = block->getTerminator()->getIterator();
-           it != end; ++it)
-        if (++n % limit == 0)
-          cuts.push_back(&*std::next(it));
+           it != end; ++it) {
+        bool load = isa<LLVM::LoadOp>(*it);
+        if (ops == limit || (load && loads == loadLimit)) {
+          cuts.push_back(&*it);
+          ops = loads = 0;
+        }
+        ++ops;
+        if (load)
+          ++loads;
+        else if (isa<LLVM::CallOp, LLVM::StoreOp>(*it))
+          loads = 0;
+      }
       for (Operation *cut : llvm::reverse(cuts)) {
         Location loc = cut->getLoc();
         Block *tail = block->splitBlock(cut);

@@ -97,7 +97,13 @@ def RankcSplitGlueBlocks : Pass<"rankc-split-glue-blocks", "mlir::LLVM::LLVMFunc
     rankc-optimize-none-glue), every block longer than `max-ops`
     operations is cut into blocks of at most `max-ops`, each ending in an
     `llvm.br` to the next: one DAG a block, and code generation linear in
-    the function (1.6 s). The cuts are made from the end backwards, each
+    the function (1.6 s). A block is also cut before a load that would be
+    the `max-loads`+1th since the last call or store: SelectionDAG hangs
+    the loads between two writes off one chain and clusters those of one
+    base address (ClusterNeighboringLoads) in a time quadratic in their
+    number, and a call of a part of 650 buffers had 3,256 loads of the
+    frame of rankc-split-glue-functions right before it. The pass runs
+    again after rankc-split-glue-functions, whose loads it cuts too. The cuts are made from the end backwards, each
     moving at most one block of operations; none falls before an
     `llvm.alloca` of the entry block (which must stay there to be a static
     stack slot). Optimized functions are left alone: LLVM merges such
@@ -106,6 +112,8 @@ def RankcSplitGlueBlocks : Pass<"rankc-split-glue-blocks", "mlir::LLVM::LLVMFunc
   let options = [
     Option<"maxOps", "max-ops", "int64_t", /*default=*/"1024",
            "Operations of a block at most (at least 1)">,
+    Option<"maxLoads", "max-loads", "int64_t", /*default=*/"64",
+           "Loads of a block between two calls or stores at most (at least 1)">,
   ];
 }
 
