@@ -120,7 +120,12 @@ def torch_side(name):
         b.mask = b.mask.to(dev)
     # The optimizer again, over the parameters on the device.
     _, _, _, _, proto = setup(name)
-    opt = type(proto)(m.parameters(), **proto.defaults)
+    # (Only the settings its constructor takes: 2.x's defaults hold more,
+    # e.g. AdamW's decoupled_weight_decay.)
+    import inspect
+    takes = inspect.signature(type(proto).__init__).parameters
+    opt = type(proto)(m.parameters(),
+                      **{k: v for k, v in proto.defaults.items() if k in takes})
     x = x.to(dev)
     t = t.to(dev) if t is not None else None
     times = []
@@ -165,17 +170,27 @@ def run(work, names):
         d = os.path.join(work, name)
         m, x, t, _, _ = setup(name)
         save_inputs(os.path.join(d, "in"), m, [(x,)], targets=[(t,)] if t is not None else None)
-        rows = {p: rankc_side(d, p) for p in ("plan", "noplan")}
+        rows = {}
+        for p in ("plan", "noplan"):
+            try:
+                rows[p] = rankc_side(d, p)
+            except subprocess.CalledProcessError:  # (out of memory, said above)
+                rows[p] = None
         out = subprocess.run([sys.executable, __file__, "torch", name], check=True,
                              capture_output=True, text=True).stdout
         pt = json.loads(out.strip().splitlines()[-1])
         mem = meta[name]["plan"]["memory"]
         p, n = rows["plan"], rows["noplan"]
+        if p is None:
+            print(f"| {CASES[name][0]} | failed | | {pt['used'] / gib:.2f} GB | | | | |")
+            continue
+        unplanned = f"{n['device_used_bytes'] / gib:.2f} GB" if n else "out of memory"
+        unplanned_ms = f"{n['median']['wall'] * 1e3:.2f}" if n else "-"
         print(f"| {CASES[name][0]} | {p['device_used_bytes'] / gib:.2f} GB "
-              f"| {n['device_used_bytes'] / gib:.2f} GB | {pt['used'] / gib:.2f} GB "
+              f"| {unplanned} | {pt['used'] / gib:.2f} GB "
               f"| {p['device_used_bytes'] / pt['used']:.2f}x "
               f"| {mem['scratch_bytes'] / gib:.2f} + {mem['step_bytes'] / gib:.2f} "
-              f"| {p['median']['wall'] * 1e3:.2f} / {n['median']['wall'] * 1e3:.2f} "
+              f"| {p['median']['wall'] * 1e3:.2f} / {unplanned_ms} "
               f"| {pt['step_s'] * 1e3:.2f} |", flush=True)
         print(f"{name}: planned peak {mem['planned_peak_bytes'] / gib:.3f} GB, measured "
               f"scratch {p['scratch_bytes']}, step arena peak {p['step_bytes_peak']}; "

@@ -53,7 +53,15 @@ void *allocBuffer(size_t bytes, const std::string &what) {
   if (!p)
     fail("out of GPU memory: could not allocate %zu bytes for %s", bytes,
          what.c_str());
-  RANKC_CU(cuMemsetD8(CUdeviceptr(p), 0, bytes ? bytes : 1));
+  // Zeroed on the process stream, before any kernel the caller queues on
+  // it: cuMemsetD8 runs on the legacy stream, which the non-blocking
+  // process stream does not wait for, and may return before it lands; a
+  // step's planned block, allocated in its first step, was zeroed after
+  // the kernels that had begun to write it (NaN gradients of a GPT step,
+  // a wrong heat total, only under the memory plan and only without
+  // CUDA_LAUNCH_BLOCKING).
+  RANKC_CU(cuMemsetD8Async(CUdeviceptr(p), 0, bytes ? bytes : 1,
+                           cuda::processStream()));
   held += bytes;
   return p;
 }
