@@ -74,6 +74,7 @@ bool storesValue(OpOperand &use) {
 FailureOr<std::pair<int64_t, int64_t>>
 rankc::liveRange(Value root, Block &body,
                  const DenseMap<Operation *, int64_t> &at,
+                 SymbolTableCollection &symbols,
                  SmallVectorImpl<unsigned> *returnedAt) {
   SmallVector<Value, 8> work{root};
   DenseSet<Value> seen{root};
@@ -105,7 +106,7 @@ rankc::liveRange(Value root, Block &body,
         // A part's results: those that are (views of) this argument. A
         // part returning a buffer of its own, or a view of another
         // argument, does not make this one escape.
-        auto callee = SymbolTable::lookupNearestSymbolFrom<func::FuncOp>(
+        auto callee = symbols.lookupNearestSymbolFrom<func::FuncOp>(
             call, call.getCalleeAttr());
         for (OpResult result : call->getResults()) {
           int arg = returnedArgument(callee, result.getResultNumber());

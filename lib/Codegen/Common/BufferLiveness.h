@@ -13,6 +13,7 @@
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/IR/Block.h"
+#include "mlir/IR/SymbolTable.h"
 #include "mlir/IR/BuiltinOps.h"
 #include "mlir/IR/BuiltinTypes.h"
 #include "llvm/ADT/DenseMap.h"
@@ -32,10 +33,13 @@ llvm::DenseMap<mlir::Operation *, int64_t> numberOps(mlir::Block &body);
 /// stored, freed). {-1, -1}: never used. With `returnedAt`, a buffer the
 /// body's terminator returns is no failure: the positions of the results
 /// it is (the buffer itself, not a view of it) are added there, and the
-/// terminator counts as a use.
+/// terminator counts as a use. Callees are looked up through `symbols`
+/// (a pass's one collection: an uncached lookup scans the module, and a
+/// schedule of thousands of calls made that quadratic).
 mlir::FailureOr<std::pair<int64_t, int64_t>>
 liveRange(mlir::Value root, mlir::Block &body,
           const llvm::DenseMap<mlir::Operation *, int64_t> &at,
+          mlir::SymbolTableCollection &symbols,
           llvm::SmallVectorImpl<unsigned> *returnedAt = nullptr);
 
 /// Every buffer of a step starts on this (runtime/core/Arena.cpp's kAlign,

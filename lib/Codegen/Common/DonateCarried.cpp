@@ -64,7 +64,8 @@ bool elementwiseInPlace(Operation *op, Value in, Value out) {
 /// Whether `callee` may be given one buffer for its arguments `in` (read)
 /// and `out` (written).
 bool inPlaceSafe(func::FuncOp callee, unsigned in, unsigned out,
-                 const DenseMap<Operation *, int64_t> &at) {
+                 const DenseMap<Operation *, int64_t> &at,
+                 SymbolTableCollection &lookups) {
   if (callee.isExternal() || !callee.getBody().hasOneBlock())
     return false;
   Block &body = callee.getBody().front();
@@ -72,9 +73,9 @@ bool inPlaceSafe(func::FuncOp callee, unsigned in, unsigned out,
   // Every use, through views too (a view made early and read late is a
   // late read): the buffers' live ranges in the callee's body.
   FailureOr<std::pair<int64_t, int64_t>> readLife =
-      rankc::liveRange(a, body, at);
+      rankc::liveRange(a, body, at, lookups);
   FailureOr<std::pair<int64_t, int64_t>> writeLife =
-      rankc::liveRange(b, body, at);
+      rankc::liveRange(b, body, at, lookups);
   if (failed(readLife) || failed(writeLife) || writeLife->first < 0)
     return false;
   int64_t lastRead = readLife->second, firstWrite = writeLife->first;
@@ -89,7 +90,8 @@ bool inPlaceSafe(func::FuncOp callee, unsigned in, unsigned out,
   return false;
 }
 
-void donate(func::FuncOp fn, SymbolTable &symbols) {
+void donate(func::FuncOp fn, SymbolTable &symbols,
+            SymbolTableCollection &lookups) {
   if (fn.isExternal() || !fn.getBody().hasOneBlock())
     return;
   Block &body = fn.getBody().front();
@@ -114,7 +116,7 @@ void donate(func::FuncOp fn, SymbolTable &symbols) {
     // The argument must not leave (be returned: passed through) and the
     // result must be used (and returned) only as a buffer of its own.
     FailureOr<std::pair<int64_t, int64_t>> argLife =
-        rankc::liveRange(arg, body, at);
+        rankc::liveRange(arg, body, at, lookups);
     if (failed(argLife))
       continue;
     int64_t firstUse = INT64_MAX;
@@ -150,7 +152,7 @@ void donate(func::FuncOp fn, SymbolTable &symbols) {
         auto [it, fresh] = numbered.try_emplace(callee);
         if (fresh && callee.getBody().hasOneBlock())
           it->second = rankc::numberOps(callee.getBody().front());
-        safe = inPlaceSafe(callee, in, out, it->second);
+        safe = inPlaceSafe(callee, in, out, it->second, lookups);
       }
     }
     if (!safe)
@@ -165,8 +167,9 @@ struct DonateCarriedPass
   void runOnOperation() override {
     ModuleOp module = getOperation();
     SymbolTable symbols(module);
+    SymbolTableCollection lookups;
     for (func::FuncOp fn : module.getOps<func::FuncOp>())
-      donate(fn, symbols);
+      donate(fn, symbols, lookups);
   }
 };
 

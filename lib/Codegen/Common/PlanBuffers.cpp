@@ -165,6 +165,7 @@ int64_t pack(MutableArrayRef<Interval> buffers) {
 /// the next step (a gradient, the loss) is planned too, alive to the end:
 /// the runtime copies it out before the next step runs the function again.
 int64_t planFunction(func::FuncOp fn, bool device, bool outputsInBlock,
+                     SymbolTableCollection &symbols,
                      SmallVectorImpl<Interval> &planned) {
   if (!fn.getBody().hasOneBlock())
     return 0;
@@ -178,7 +179,8 @@ int64_t planFunction(func::FuncOp fn, bool device, bool outputsInBlock,
       continue;
     SmallVector<unsigned> returnedAt;
     FailureOr<std::pair<int64_t, int64_t>> range = rankc::liveRange(
-        op.getResult(0), body, at, outputsInBlock ? &returnedAt : nullptr);
+        op.getResult(0), body, at, symbols,
+        outputsInBlock ? &returnedAt : nullptr);
     if (failed(range) || llvm::any_of(returnedAt, [&](unsigned r) {
           return fn.getResultAttr(r, rankc::kCarriedFrom);
         }))
@@ -238,6 +240,7 @@ struct PlanBuffersPass
     // Who calls whom (func.call only: the program's functions).
     DenseMap<Operation *, SmallVector<func::CallOp>> callers =
         rankc::callersOf(module);
+    SymbolTableCollection symbols;
     auto defined = [](func::FuncOp fn) {
       return !fn.isExternal() && fn.isPrivate();
     };
@@ -248,7 +251,8 @@ struct PlanBuffersPass
       if (!defined(fn) || !fn->hasAttr(rankc::kPartFunction))
         continue;
       SmallVector<Interval> planned;
-      int64_t bytes = planFunction(fn, device, /*outputsInBlock=*/false, planned);
+      int64_t bytes = planFunction(fn, device, /*outputsInBlock=*/false,
+                                   symbols, planned);
       if (planned.empty())
         continue;
       auto blockType = MemRefType::get({bytes}, IntegerType::get(ctx, 8));
@@ -284,7 +288,8 @@ struct PlanBuffersPass
           }))
         continue;
       SmallVector<Interval> planned;
-      int64_t bytes = planFunction(fn, device, /*outputsInBlock=*/true, planned);
+      int64_t bytes = planFunction(fn, device, /*outputsInBlock=*/true,
+                                   symbols, planned);
       if (planned.empty())
         continue;
       auto rawType =
