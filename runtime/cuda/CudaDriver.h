@@ -25,7 +25,7 @@ namespace rankc::rt::cuda {
   X(cuEventCreate) X(cuEventDestroy) X(cuEventSynchronize) X(cuEventRecord)    \
   X(cuMemAlloc) X(cuMemAllocManaged) X(cuMemFree) X(cuMemAllocHost)            \
   X(cuMemFreeHost) X(cuMemcpy) X(cuMemcpyAsync) X(cuMemsetD32Async)            \
-  X(cuMemsetD16Async) X(cuMemsetD8) X(cuMemsetD8Async) X(cuMemGetInfo)        \
+  X(cuMemsetD16Async) X(cuMemsetD8Async) X(cuMemGetInfo)                       \
   X(cuCtxSynchronize) X(cuEventElapsedTime) X(cuStreamQuery)                   \
   X(cuDeviceGetUuid) X(cuStreamBeginCapture) X(cuStreamEndCapture)            \
   X(cuGraphInstantiate) X(cuGraphLaunch) X(cuGraphExecDestroy)                 \

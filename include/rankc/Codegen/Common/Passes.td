@@ -103,8 +103,9 @@ def RankcSplitGlueBlocks : Pass<"rankc-split-glue-blocks", "mlir::LLVM::LLVMFunc
     base address (ClusterNeighboringLoads) in a time quadratic in their
     number, and a call of a part of 650 buffers had 3,256 loads of the
     frame of rankc-split-glue-functions right before it. The pass runs
-    again after rankc-split-glue-functions, whose loads it cuts too. The cuts are made from the end backwards, each
-    moving at most one block of operations; none falls before an
+    again after rankc-split-glue-functions, whose loads it cuts too. The
+    cuts are made from the end backwards, each moving at most one block of
+    operations; none falls before an
     `llvm.alloca` of the entry block (which must stay there to be a static
     stack slot). Optimized functions are left alone: LLVM merges such
     blocks at once.
