@@ -294,6 +294,7 @@ LAUNCH_ARGS = {}
 RESUME_AT = {"v3-optimizer-adamw-12steps": 5,
              "v3-optimizer-accumulate-1rank-12steps-replay": 5,
              "v3-feed-shuffle-9steps-replay": 4,
+             "v3-feed-large-shuffle-9steps-replay": 4,
              "state-one-9steps-replay": 4,
              "state-one-9steps-nographs": 4,
              "train-transformer-adam-6steps-1rank-replay": 3,
@@ -321,31 +322,36 @@ def version3(work):
     out.append(("v3-ops-5steps", os.path.join(inputs, "v3-ops.json"), 5, None, None))
     out.append(("v3-mixed-precision", os.path.join(inputs, "mixed-precision.json"), 1,
                 None, None))
-    doc = {"format": "rankc-dag", "version": 3, "world_size": 1, "programs": [{
-        "ranks": [0], "nodes": [
-            {"id": "x", "op": "input", "shape": [64, 32], "dtype": "f32"},
-            {"id": "w", "op": "param", "shape": [32, 8], "dtype": "f32"},
-            {"id": "acc", "op": "input", "shape": [], "dtype": "f32"},
-            {"id": "y", "op": "matmul", "args": ["x", "w"]},
-            {"id": "t", "op": "step", "dtype": "f32"},
-            {"id": "s", "op": "sum", "args": ["y"]},
-            {"id": "ts", "op": "mul", "args": ["t", "s"]},
-            {"id": "acc2", "op": "add", "args": ["acc", "ts"]}],
-        "outputs": {"acc": "acc2", "y": "y"}, "state": {"acc": "acc"}}]}
-    name = "v3-feed-shuffle-9steps-replay"
-    path = os.path.join(work, name + ".json")
-    with open(path, "w") as f:
-        json.dump(doc, f)
+    # Rows of 8 KiB are staged on the step's thread, rows of 128 KiB by the
+    # feed's thread while the step before runs (runtime/core/Feeds.h).
+    for name, rows, width in [("v3-feed-shuffle-9steps-replay", 64, 32),
+                              ("v3-feed-large-shuffle-9steps-replay", 128, 256)]:
+        doc = {"format": "rankc-dag", "version": 3, "world_size": 1, "programs": [{
+            "ranks": [0], "nodes": [
+                {"id": "x", "op": "input", "shape": [rows, width], "dtype": "f32"},
+                {"id": "w", "op": "param", "shape": [width, 8], "dtype": "f32"},
+                {"id": "acc", "op": "input", "shape": [], "dtype": "f32"},
+                {"id": "y", "op": "matmul", "args": ["x", "w"]},
+                {"id": "t", "op": "step", "dtype": "f32"},
+                {"id": "s", "op": "sum", "args": ["y"]},
+                {"id": "ts", "op": "mul", "args": ["t", "s"]},
+                {"id": "acc2", "op": "add", "args": ["acc", "ts"]}],
+            "outputs": {"acc": "acc2", "y": "y"}, "state": {"acc": "acc"}}]}
+        path = os.path.join(work, name + ".json")
+        with open(path, "w") as f:
+            json.dump(doc, f)
 
-    def write(folder):
-        rng = np.random.default_rng(5)
-        d = os.path.join(folder, "rank0")
-        os.makedirs(d, exist_ok=True)
-        np.save(os.path.join(d, "x.npy"), rng.standard_normal((5, 64, 32)).astype(np.float32))
-        np.save(os.path.join(d, "w.npy"), rng.standard_normal((32, 8)).astype(np.float32))
-        np.save(os.path.join(d, "acc.npy"), np.zeros((), np.float32))
-    LAUNCH_ARGS[name] = ["--feed", "x", "--shuffle", "3"]
-    out.append((name, path, 9, write, None))
+        def write(folder, rows=rows, width=width):
+            rng = np.random.default_rng(5)
+            d = os.path.join(folder, "rank0")
+            os.makedirs(d, exist_ok=True)
+            np.save(os.path.join(d, "x.npy"),
+                    rng.standard_normal((5, rows, width)).astype(np.float32))
+            np.save(os.path.join(d, "w.npy"),
+                    rng.standard_normal((width, 8)).astype(np.float32))
+            np.save(os.path.join(d, "acc.npy"), np.zeros((), np.float32))
+        LAUNCH_ARGS[name] = ["--feed", "x", "--shuffle", "3"]
+        out.append((name, path, 9, write, None))
     # The v3 optimizer (issue 37): a schedule, clipping, an lr input, 2
     # micro-steps per update on 2 ranks; and on one rank, where the
     # micro-steps and the updates replay as two CUDA-graph recordings.

@@ -115,6 +115,9 @@ def torch_side(name):
     torch.backends.cudnn.allow_tf32 = False
     m, x, t, loss_fn, _ = setup(name)
     dev = torch.device("cuda")
+    torch.zeros(1, device=dev)  # the context, before any of the model
+    free, total = torch.cuda.mem_get_info()
+    at_start = total - free
     m = m.to(dev)
     for b in getattr(m, "blocks", []):  # examples/nanogpt's shared mask
         b.mask = b.mask.to(dev)
@@ -141,7 +144,8 @@ def torch_side(name):
         torch.cuda.synchronize()
         times.append(s.elapsed_time(e) / 1e3)
     free, total = torch.cuda.mem_get_info()
-    print(json.dumps({"used": total - free, "peak_allocated": torch.cuda.max_memory_allocated(),
+    print(json.dumps({"used": total - free, "at_start": at_start,
+                      "peak_allocated": torch.cuda.max_memory_allocated(),
                       "step_s": statistics.median(times[STEPS // 2:]),
                       "loss": float(loss)}))
 
@@ -194,7 +198,11 @@ def run(work, names):
               f"| {pt['step_s'] * 1e3:.2f} |", flush=True)
         print(f"{name}: planned peak {mem['planned_peak_bytes'] / gib:.3f} GB, measured "
               f"scratch {p['scratch_bytes']}, step arena peak {p['step_bytes_peak']}; "
-              f"PyTorch peak allocated {pt['peak_allocated'] / gib:.3f} GB, loss {pt['loss']:.5g}",
+              f"PyTorch peak allocated {pt['peak_allocated'] / gib:.3f} GB, loss {pt['loss']:.5g}; "
+              f"in use at start rankc {p.get('device_used_at_start_bytes', 0) / gib:.3f} GB, "
+              f"PyTorch {pt['at_start'] / gib:.3f} GB; rankc after step 1 "
+              f"{p.get('device_used_after_first_step_bytes', 0) / gib:.3f} GB, "
+              f"buffers held {p['buffer_bytes'] / gib:.3f} GB",
               file=sys.stderr, flush=True)
 
 

@@ -42,6 +42,13 @@ void synchronizeBuffers();
 /// synchronizeBuffers()).
 void copyToHost(void *host, const void *buffer, size_t bytes);
 void copyFromHost(void *buffer, const void *host, size_t bytes);
+/// Copies from staging memory (allocStaging's) into a buffer without
+/// waiting: on the GPU an asynchronous copy on the stream the step's kernels
+/// and its replay run on, so they read the new bytes and the host goes on
+/// (a fed row, a `step` leaf: a synchronous copy cost a round trip to the
+/// GPU, 8-10 us, every step). `staging` must stay as it is until the next
+/// synchronizeBuffers(). The host runtime copies at once.
+void copyFromStaging(void *buffer, const void *staging, size_t bytes);
 /// Copies between two generated buffers, ordered after the work queued
 /// so far (asynchronous on the GPU's stream).
 void copyBuffer(void *dst, const void *src, size_t bytes);

@@ -3,6 +3,7 @@
 #include "core/Feeds.h"
 #include "core/Buffers.h"
 #include "core/Core.h"
+#include "core/Session.h"
 #include "tooling/Npy.h"
 #include "rankc_core.h"
 
@@ -50,7 +51,7 @@ uint64_t feedRow(uint64_t step, uint64_t rows, std::optional<uint64_t> seed) {
   return perm[at];
 }
 
-Feeds::~Feeds() {
+void Feeds::finish() {
   {
     std::lock_guard<std::mutex> lock(mutex);
     stop = true;
@@ -61,6 +62,7 @@ Feeds::~Feeds() {
   for (Feed &f : feeds)
     if (f.map)
       munmap(f.map, f.mapBytes);
+  feeds.clear();
 }
 
 void Feeds::open(const std::vector<std::string> &ids, const std::string &inputs,
@@ -125,8 +127,24 @@ void Feeds::open(const std::vector<std::string> &ids, const std::string &inputs,
     threaded = threaded || f.rowBytes >= kThreadedRowBytes;
     feeds.push_back(std::move(f));
   }
+  // Both slots now: the thread must not allocate (nor resize the session's
+  // table of slots) while the step's thread runs.
+  staged = buffersOnDevice();
+  if (staged)
+    for (Feed &f : feeds)
+      for (int slot : {0, 1})
+        session().inputStaging(session().visibleInputs()[f.input], slot);
   if (threaded)
     thread = std::thread([this] { worker(); });
+}
+
+void Feeds::stage(int64_t step) {
+  Session &s = session();
+  for (Feed &f : feeds)
+    if (f.rowBytes)
+      std::memcpy(s.inputStaging(s.visibleInputs()[f.input], step & 1),
+                  f.data + feedRow(step, f.rows, seed) * f.rowBytes,
+                  f.rowBytes);
 }
 
 void Feeds::touch(int64_t step) {
@@ -144,20 +162,47 @@ void Feeds::touch(int64_t step) {
 
 void Feeds::worker() {
   std::unique_lock<std::mutex> lock(mutex);
-  int64_t done = -1;
   for (;;) {
     cv.wait(lock, [&] { return stop || wanted > done; });
     if (stop)
       return;
     int64_t step = wanted;
     lock.unlock();
-    touch(step);
+    if (staged)
+      stage(step);
+    else
+      touch(step);
     lock.lock();
     done = step;
+    cv.notify_all();
   }
 }
 
 void Feeds::beginStep(int64_t step) {
+  if (staged) {
+    // This step's rows: staged by the thread during the step before (waited
+    // for if it is not done), or here (the first step, small rows).
+    bool ready = false;
+    if (threaded) {
+      std::unique_lock<std::mutex> lock(mutex);
+      cv.wait(lock, [&] { return wanted != step || done >= step; });
+      ready = done == step;
+    }
+    if (!ready)
+      stage(step);
+    Session &s = session();
+    for (Feed &f : feeds)
+      if (f.rowBytes)
+        s.setInputStaged(s.visibleInputs()[f.input], step & 1);
+    // The thread fills the other slot, whose copy (the step before's) is
+    // done: every step ends with the GPU idle.
+    if (threaded) {
+      std::lock_guard<std::mutex> lock(mutex);
+      wanted = step + 1;
+      cv.notify_all();
+    }
+    return;
+  }
   for (Feed &f : feeds)
     if (f.rowBytes)
       rankc_core_set_input(f.input,

@@ -4,14 +4,21 @@
 // [S, *shape]; step k takes row k mod S (with --shuffle SEED, row
 // perm_e[k mod S] of epoch e = k / S, perm_e the Fisher-Yates shuffle driven
 // by splitmix64 seeded with SEED * 0x9E3779B97F4A7C15 + e). Files are
-// memory-mapped, never loaded whole. A step copies its rows from the map
-// straight into the inputs' buffers (rankc_core_set_input: the same address
-// every step, which CUDA graph replay needs); the next step's rows are read
-// while the current step computes: for rows of 64 KiB or more a thread
-// touches their pages (disk reads and page faults off the step's path), for
-// smaller ones the kernel's readahead (madvise WILLNEED) does, since a
-// thread's wake-up would cost more than the row (a 640-byte batch took
-// 6-10 us a step through a thread, 2 ranks on 2 cores).
+// memory-mapped, never loaded whole. The rows land in the inputs' buffers
+// (the same address every step, which CUDA graph replay needs):
+//  - host buffers: a step copies its rows from the map straight in; the
+//    next step's rows are read while the current step computes: for rows of
+//    64 KiB or more a thread touches their pages (disk reads and page faults
+//    off the step's path), for smaller ones the kernel's readahead (madvise
+//    WILLNEED) does, since a thread's wake-up would cost more than the row
+//    (a 640-byte batch took 6-10 us a step through a thread, 2 ranks on 2
+//    cores);
+//  - GPU buffers: rows go through the session's pinned staging slots, and
+//    the copy to the device is queued before the step's kernels, never
+//    waited for (a synchronous copy cost 8-10 us of a 0.18 ms step on an
+//    H100). Rows of 64 KiB or more are copied into the other slot by the
+//    thread while the step before computes; smaller ones on the step's
+//    thread.
 //
 //===----------------------------------------------------------------------===//
 
@@ -33,7 +40,10 @@ uint64_t feedRow(uint64_t step, uint64_t rows, std::optional<uint64_t> seed);
 
 class Feeds {
 public:
-  ~Feeds();
+  ~Feeds() { finish(); }
+  /// Stops the thread and unmaps the files: before the session finishes
+  /// (the thread may be staging a row into the session's slots).
+  void finish();
   /// Maps IN/rank<rank>/ID.npy for every id (a core input, not carried);
   /// ends the run with an error naming the file on a wrong dtype or shape.
   void open(const std::vector<std::string> &ids, const std::string &inputs,
@@ -54,6 +64,8 @@ private:
   };
   /// Brings step `step`'s rows into memory (reads a byte of every page).
   void touch(int64_t step);
+  /// Copies step `step`'s rows into staging slot step % 2 (GPU buffers).
+  void stage(int64_t step);
   void worker();
 
   std::vector<Feed> feeds;
@@ -62,7 +74,9 @@ private:
   std::mutex mutex;
   std::condition_variable cv;
   int64_t wanted = -1; // the step whose rows the thread reads next
+  int64_t done = -1;   // the last step whose rows it read
   bool stop = false, threaded = false;
+  bool staged = false; // GPU buffers: rows go through staging slots
 };
 
 } // namespace rankc::rt

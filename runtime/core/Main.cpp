@@ -297,6 +297,7 @@ int run(int argc, char **argv) {
                checkpoints.dir.c_str(), (long long)(s + 1));
         fflush(stdout);
       }
+      feeds.finish();
       session.finish();
       return 3;
     }
@@ -334,6 +335,7 @@ int run(int argc, char **argv) {
     writeKernelStats(kernelStatsDir + "/rank" + std::to_string(rank) +
                      ".json");
   }
+  feeds.finish();
   session.finish();
   return 0;
 }

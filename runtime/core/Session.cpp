@@ -76,6 +76,7 @@ void Session::start(int *argc, char ***argv, double timeout) {
       visibleOuts.push_back(i);
   initBuffers(rank);
   initDeviceCollectives();
+  deviceBytesAtStart = deviceBytesInUse();
   for (const TensorInfo &t : program.inputs) // zeroed
     inputBuffers.push_back(allocBuffer(
         t.bytes(), (t.zero ? "optimizer state '" : "input '") + t.id + "'"));
@@ -88,6 +89,21 @@ void Session::setInput(size_t index, const void *host) {
   current[index] = inputBuffers[index];
 }
 
+void *Session::inputStaging(size_t index, int slot) {
+  if (staging.empty())
+    staging.resize(program.inputs.size(), {nullptr, nullptr});
+  void *&block = staging.at(index).at(slot);
+  if (!block)
+    block = allocStaging(program.inputs.at(index).bytes());
+  return block;
+}
+
+void Session::setInputStaged(size_t index, int slot) {
+  copyFromStaging(inputBuffers.at(index), inputStaging(index, slot),
+                  program.inputs.at(index).bytes());
+  current[index] = inputBuffers[index];
+}
+
 void Session::step() {
   const std::vector<TensorInfo> &inputs = program.inputs;
   int64_t step = stepTimes.size(); // of this process (arenas, recordings)
@@ -95,10 +111,10 @@ void Session::step() {
   int64_t number = stepsDone();
   for (size_t i = 0; i < inputs.size(); ++i)
     if (inputs[i].step) {
-      char value[8] = {};
-      npy::storeElement(inputs[i].dtype, value, 0, double(number), number,
-                        number != 0);
-      setInput(i, value);
+      // (The step before is done: its copy from the slot is too.)
+      npy::storeElement(inputs[i].dtype, inputStaging(i, 0), 0,
+                        double(number), number, number != 0);
+      setInputStaged(i, 0);
     }
   // Carried values that live in the arena this step reuses move first.
   const std::vector<size_t> carriedInputs = carried();
@@ -125,6 +141,8 @@ void Session::step() {
   if (tracing)
     trace.push_back({"step " + std::to_string(step), "step", begin, end});
   currentStep = nullptr;
+  if (stepTimes.size() == 1)
+    deviceBytesAfterFirstStep = deviceBytesInUse();
   for (size_t i : carriedInputs)
     current[i] = outputAt[inputs[i].stateOf];
 }
@@ -205,6 +223,10 @@ void Session::finish() {
   a.arenas[0].release();
   a.arenas[1].release();
   finalizeDeviceCollectives();
+  for (std::array<void *, 2> &slots : staging)
+    for (void *block : slots)
+      freeStaging(block);
+  staging.clear();
   releaseStaging();
   outputAt.clear();
   stepTimes.clear();

@@ -24,6 +24,7 @@
 
 #include <mpi.h>
 
+#include <array>
 #include <cstdint>
 #include <string>
 #include <vector>
@@ -52,6 +53,10 @@ public:
   std::vector<TraceEvent> trace;
   std::vector<StepTimes> stepTimes; // one per step this process ran
   StepTimes *currentStep = nullptr; // while a step runs
+  // Device memory in use (--stats): once the context, MPI and the
+  // collectives' library are up, before any buffer; and after the first
+  // step (buffers, libraries' workspaces, a recorded step's graph).
+  size_t deviceBytesAtStart = 0, deviceBytesAfterFirstStep = 0;
 
   /// Initializes MPI unless the caller did, reads the manifest, checks the
   /// world size and rank against it, allocates the inputs (optimizer state:
@@ -69,6 +74,14 @@ public:
   /// Copies a host value into input `index`, read by the next step (a
   /// carried input takes it instead of the value carried).
   void setInput(size_t index, const void *host);
+  /// Staging memory of input `index`'s size (pinned on the GPU; two slots,
+  /// so one can be filled while the other is copied from), the session's
+  /// until finish().
+  void *inputStaging(size_t index, int slot);
+  /// Input `index` reads what inputStaging(index, slot) holds in the next
+  /// step, copied without a round trip to the GPU (copyFromStaging): the
+  /// slot must not change until that step is done.
+  void setInputStaged(size_t index, int slot);
   /// One step: the update step's program or a micro-step's, every message
   /// completed, then the carried values moved into next step's inputs.
   void step();
@@ -112,6 +125,7 @@ private:
   std::vector<void *> inputBuffers; // owned, one per input
   std::vector<void *> current;      // what each input reads in the next step
   std::vector<void *> outputAt;     // where the last step left each output
+  std::vector<std::array<void *, 2>> staging; // inputStaging's, by input
   // rankc_rt_index_record's buffer (GPU kernels' index errors), once asked.
   void *indexRecord = nullptr;
   // rankc_rt_scratch's blocks: the last is handed out; earlier (smaller)

@@ -167,6 +167,14 @@ void copyFromHost(void *buffer, const void *host, size_t bytes) {
     freeStaging(from);
 }
 
+void copyFromStaging(void *buffer, const void *staging, size_t bytes) {
+  // Pinned memory: the DMA runs in stream order, after the step before and
+  // before this step's kernels (or its graph's replay).
+  if (bytes)
+    RANKC_CU(cuMemcpyAsync(CUdeviceptr(buffer), CUdeviceptr(staging), bytes,
+                           cuda::processStream()));
+}
+
 std::string describeBuffers() {
   return std::string("cuda device ") + std::to_string(cuda::driver().device) +
          " (" + cuda::driver().name + "), MPI " +

@@ -66,6 +66,9 @@ void copyFromHost(void *buffer, const void *host, size_t bytes) {
   if (bytes)
     std::memcpy(buffer, host, bytes);
 }
+void copyFromStaging(void *buffer, const void *staging, size_t bytes) {
+  copyFromHost(buffer, staging, bytes);
+}
 void *allocBuffer(size_t bytes, const std::string &what) {
   // 64-byte aligned, as bufferization aligns its own allocations.
   void *p = std::aligned_alloc(64, (bytes + 63) / 64 * 64 + 64);

@@ -116,7 +116,10 @@ void writeTrace(const std::string &path) {
 }
 
 // {"buffers", "allreduce", "replay", "steps", "ranks": [{"rank", "wall", "compute", "blocked",
-//  "median": {...}, "max_rss_kb", "buffer_bytes", "device_used_bytes",
+//  "median": {...}, "max_rss_kb", "buffer_bytes", "device_used_bytes"
+//  (GPU memory in use at the end, by every process on the GPU),
+//  "device_used_at_start_bytes" (the same before any buffer: the context,
+//  MPI, NCCL), "device_used_after_first_step_bytes",
 //  "step_bytes_peak" (the most a step took from its arena: plan.json's
 //  memory.step_bytes, plus carried values moved in), "scratch_bytes" (the
 //  block of the step's planned buffers: plan.json's memory.scratch_bytes),
@@ -142,13 +145,15 @@ void writeStats(const std::string &path) {
   const StepArenas &arenas = programArenas();
   size_t stepPeak = std::max(arenas.arenas[0].peakStepBytes(),
                              arenas.arenas[1].peakStepBytes());
-  char buf[320];
+  char buf[480];
   snprintf(buf, sizeof buf,
            ", \"max_rss_kb\": %ld, \"buffer_bytes\": %zu, "
-           "\"device_used_bytes\": %zu, \"step_bytes_peak\": %zu, "
-           "\"scratch_bytes\": %zu",
-           usage.ru_maxrss, bufferBytesHeld(), deviceBytesInUse(), stepPeak,
-           session().scratchBytes());
+           "\"device_used_bytes\": %zu, \"device_used_at_start_bytes\": %zu, "
+           "\"device_used_after_first_step_bytes\": %zu, "
+           "\"step_bytes_peak\": %zu, \"scratch_bytes\": %zu",
+           usage.ru_maxrss, bufferBytesHeld(), deviceBytesInUse(),
+           session().deviceBytesAtStart, session().deviceBytesAfterFirstStep,
+           stepPeak, session().scratchBytes());
   std::string mine = "{\"rank\": " + std::to_string(session().rank) + ", " +
                      timesJson(total) + ", \"median\": {" + timesJson(med) +
                      "}" + buf + ", \"per_step\": [" + perStep + "]}";
