@@ -24,6 +24,7 @@
 #include "rankc/Conversion/Passes.h"
 
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
+#include "mlir/Interfaces/ViewLikeInterface.h"
 
 namespace rankc {
 #define GEN_PASS_DEF_RANKCDONATECARRIED
@@ -35,30 +36,80 @@ using namespace mlir;
 namespace {
 
 
+/// The buffer `v` is a view of (through view-like ops: reshapes, subviews,
+/// casts), and whether every view crossed was a reshape (expand_shape,
+/// collapse_shape), which keeps each element at its linear offset.
+Value viewRoot(Value v, bool &onlyReshapes) {
+  onlyReshapes = true;
+  while (auto view = v.getDefiningOp<ViewLikeOpInterface>()) {
+    if (view.getViewSource() == v)
+      break;
+    onlyReshapes &= isa<memref::ExpandShapeOp, memref::CollapseShapeOp>(
+        view.getOperation());
+    v = view.getViewSource();
+  }
+  return v;
+}
+
 /// Whether `op` reads `in` and writes `out` element for element: a generic
-/// of parallel loops where every operand `in` is has the indexing of the
-/// (only) init `out` is.
+/// of parallel loops whose (only) init made from `out` and every input made
+/// from `in` are both buffers themselves or reshapes of them (the GPU's
+/// collapsed dimensions), of one identity-layout type, with one indexing.
+/// Reshapes of two contiguous buffers handed the same memory address the
+/// same element at the same index.
 bool elementwiseInPlace(Operation *op, Value in, Value out) {
   auto generic = dyn_cast<linalg::GenericOp>(op);
   if (!generic || generic.getNumParallelLoops() != generic.getNumLoops())
     return false;
   AffineMap outMap;
+  Type outType;
+  bool reshapes = false;
   for (OpOperand &init : generic.getDpsInitsMutable()) {
-    if (init.get() == in)
+    Value root = viewRoot(init.get(), reshapes);
+    if (root == in)
       return false;
-    if (init.get() == out) {
-      if (outMap)
+    if (root == out) {
+      if (outMap || !reshapes)
         return false;
       outMap = generic.getMatchingIndexingMap(&init);
+      outType = init.get().getType();
     }
   }
-  if (!outMap)
+  auto outMemRef = dyn_cast_or_null<MemRefType>(outType);
+  if (!outMap || !outMemRef || !outMemRef.getLayout().isIdentity())
     return false;
-  for (OpOperand *input : generic.getDpsInputOperands())
-    if (input->get() == out ||
-        (input->get() == in && generic.getMatchingIndexingMap(input) != outMap))
+  for (OpOperand *input : generic.getDpsInputOperands()) {
+    Value root = viewRoot(input->get(), reshapes);
+    if (root == out)
       return false;
+    if (root == in && (!reshapes || input->get().getType() != outType ||
+                       generic.getMatchingIndexingMap(input) != outMap))
+      return false;
+  }
   return true;
+}
+
+/// The first operation of `body` that uses `root` or a view of it other
+/// than to make a view (null if none): where a buffer is first read or
+/// written.
+Operation *firstAccess(Value root, Block &body,
+                       const DenseMap<Operation *, int64_t> &at) {
+  SmallVector<Value, 4> work{root};
+  Operation *first = nullptr;
+  while (!work.empty()) {
+    Value v = work.pop_back_val();
+    for (Operation *user : v.getUsers()) {
+      auto view = dyn_cast<ViewLikeOpInterface>(user);
+      if (view && view.getViewSource() == v) {
+        llvm::append_range(work, user->getResults());
+        continue;
+      }
+      Operation *top = body.findAncestorOpInBlock(*user);
+      if (top && (!first || at.lookup(top) < at.lookup(first)))
+        first = top;
+    }
+  }
+  return first;
 }
 
 /// Whether `callee` may be given one buffer for its arguments `in` (read)
@@ -71,23 +122,44 @@ bool inPlaceSafe(func::FuncOp callee, unsigned in, unsigned out,
   Block &body = callee.getBody().front();
   Value a = callee.getArgument(in), b = callee.getArgument(out);
   // Every use, through views too (a view made early and read late is a
-  // late read): the buffers' live ranges in the callee's body.
+  // late read): the buffers' live ranges in the callee's body. The write
+  // side starts where the buffer is first accessed, not where a view of it
+  // is made (the GPU's collapsed dimensions make views ahead of the loop).
   FailureOr<std::pair<int64_t, int64_t>> readLife =
       rankc::liveRange(a, body, at, lookups);
   FailureOr<std::pair<int64_t, int64_t>> writeLife =
       rankc::liveRange(b, body, at, lookups);
   if (failed(readLife) || failed(writeLife) || writeLife->first < 0)
     return false;
-  int64_t lastRead = readLife->second, firstWrite = writeLife->first;
+  Operation *writer = firstAccess(b, body, at);
+  if (!writer)
+    return false;
+  int64_t lastRead = readLife->second, firstWrite = at.lookup(writer);
   if (lastRead < firstWrite)
     return true;
-  if (lastRead != firstWrite)
-    return false;
-  // They meet in one op: safe if it uses both directly, element for element.
-  for (Operation *user : b.getUsers())
-    if (user->getBlock() == &body && at.lookup(user) == firstWrite)
-      return elementwiseInPlace(user, a, b);
-  return false;
+  // They meet in one op: safe if it uses both, element for element.
+  return lastRead == firstWrite && elementwiseInPlace(writer, a, b);
+}
+
+/// `v` without reshape pairs that undo each other (collapse_shape then
+/// expand_shape back, or the reverse: what bufferizing the GPU's collapsed
+/// dimensions leaves until the canonicalizer folds it); the pairs' ops go
+/// into `chain`, outermost first.
+Value throughRoundTrips(Value v, SmallVectorImpl<Operation *> &chain) {
+  for (;;) {
+    Operation *outer = v.getDefiningOp();
+    if (!isa_and_nonnull<memref::ExpandShapeOp, memref::CollapseShapeOp>(outer))
+      return v;
+    Operation *inner = outer->getOperand(0).getDefiningOp();
+    if (!isa_and_nonnull<memref::ExpandShapeOp, memref::CollapseShapeOp>(inner) ||
+        isa<memref::ExpandShapeOp>(inner) == isa<memref::ExpandShapeOp>(outer) ||
+        inner->getOperand(0).getType() != v.getType() ||
+        !outer->hasOneUse() || !inner->hasOneUse())
+      return v;
+    chain.push_back(outer);
+    chain.push_back(inner);
+    v = inner->getOperand(0);
+  }
 }
 
 void donate(func::FuncOp fn, SymbolTable &symbols,
@@ -108,10 +180,13 @@ void donate(func::FuncOp fn, SymbolTable &symbols,
       continue;
     Value result = ret.getOperand(j);
     Value arg = fn.getArgument(from.getInt());
-    auto alloc = result.getDefiningOp<memref::AllocOp>();
+    SmallVector<Operation *, 2> chain;
+    Value buffer = throughRoundTrips(result, chain);
+    auto alloc = buffer.getDefiningOp<memref::AllocOp>();
     if (!alloc || alloc->getBlock() != &body ||
         alloc.getType() != arg.getType() ||
-        llvm::count(ret.getOperands(), result) != 1)
+        llvm::count(ret.getOperands(), result) != 1 ||
+        (!chain.empty() && llvm::is_contained(ret.getOperands(), buffer)))
       continue;
     // The argument must not leave (be returned: passed through) and the
     // result must be used (and returned) only as a buffer of its own.
@@ -121,8 +196,8 @@ void donate(func::FuncOp fn, SymbolTable &symbols,
       continue;
     int64_t firstUse = INT64_MAX;
     Operation *firstUser = nullptr;
-    for (Operation *user : result.getUsers()) {
-      if (user == ret)
+    for (Operation *user : buffer.getUsers()) {
+      if (user == ret || llvm::is_contained(chain, user))
         continue;
       Operation *top = body.findAncestorOpInBlock(*user);
       if (top && at.lookup(top) < firstUse) {
@@ -139,12 +214,12 @@ void donate(func::FuncOp fn, SymbolTable &symbols,
       auto callee =
           call ? symbols.lookup<func::FuncOp>(call.getCallee()) : nullptr;
       if (callee && llvm::count(call.getOperands(), arg) == 1 &&
-          llvm::count(call.getOperands(), result) == 1) {
+          llvm::count(call.getOperands(), buffer) == 1) {
         unsigned in = 0, out = 0;
         for (auto [k, v] : llvm::enumerate(call.getOperands())) {
           if (v == arg)
             in = k;
-          if (v == result)
+          if (v == buffer)
             out = k;
         }
         // (A property of the callee's body: its other calls may pass
@@ -158,6 +233,9 @@ void donate(func::FuncOp fn, SymbolTable &symbols,
     if (!safe)
       continue;
     result.replaceAllUsesWith(arg);
+    for (Operation *op : chain) // (now unused, outermost first)
+      op->erase();
+    buffer.replaceAllUsesWith(arg);
     alloc.erase();
   }
 }
