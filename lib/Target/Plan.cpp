@@ -87,6 +87,8 @@ std::vector<BucketInfo> readBuckets(ModuleOp module) {
         info.ready = bucket.getReadySeconds().getValueAsDouble();
         info.start = bucket.getStartSeconds().getValueAsDouble();
         info.reduce = bucket.getReduceSeconds().getValueAsDouble();
+        if (bucket.getExposedSeconds())
+          info.exposed = bucket.getExposedSeconds().getValueAsDouble();
       }
       buckets.push_back(std::move(info));
     }
@@ -251,6 +253,9 @@ LogicalResult writePlan(ModuleOp module, llvm::raw_ostream &os) {
       bucket["predicted"] = llvm::json::Object{{"ready_seconds", *b.ready},
                                                {"start_seconds", *b.start},
                                                {"reduce_seconds", *b.reduce}};
+      if (b.exposed)
+        bucket["predicted"].getAsObject()->try_emplace("exposed_seconds",
+                                                       *b.exposed);
     }
     buckets.push_back(std::move(bucket));
   }

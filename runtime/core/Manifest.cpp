@@ -13,7 +13,7 @@ size_t TensorInfo::bytes() const {
 }
 
 namespace {
-/// The message lines (`event`, `grid`, `fill`) of either manifest.
+/// The message lines (`event`, `grid`, `fill`, `bucket`) of either manifest.
 bool parseMessageLine(const std::string &kind, std::istringstream &l,
                       std::vector<EventInfo> &events) {
   if (kind == "event") {
@@ -37,6 +37,14 @@ bool parseMessageLine(const std::string &kind, std::istringstream &l,
       l >> periodic;
       g.periodic.push_back(periodic != 0);
     }
+  } else if (kind == "bucket") {
+    size_t event;
+    l >> event;
+    EventInfo &e = events.at(event);
+    l >> e.bucket;
+    for (double &p : e.predicted)
+      if (!(l >> p))
+        p = -1;
   } else if (kind == "fill") {
     size_t event;
     int dtype;

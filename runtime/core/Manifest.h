@@ -44,6 +44,10 @@ struct EventInfo {
   int fillDtype = -1;       // a receive's value from no peer (manifest `fill`)
   double fillFloat = 0;
   int64_t fillInt = 0;
+  int bucket = -1;          // the DDP bucket an allreduce reduces (`bucket`)
+  // What the machine model predicted for the bucket (--bucket-cap-mb auto),
+  // in seconds into the step: ready, start, reduce, exposed; -1: nothing.
+  double predicted[4] = {-1, -1, -1, -1};
 };
 /// A kernel's index check (rankc_rt_index_error names its node).
 struct IndexCheck {

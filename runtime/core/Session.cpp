@@ -126,8 +126,10 @@ void Session::step() {
   stepTimes.emplace_back();
   currentStep = &stepTimes.back();
   double begin = now();
+  stepBegin = begin;
   int64_t k = program.accumulate;
-  inMicroStep = k > 1 && (number + 1) % k != 0;
+  bool micro = k > 1 && (number + 1) % k != 0;
+  inMicroStep = micro;
   bool replayed = runStep(step, current, outputAt,
                           inMicroStep ? rankc_micro_entry : rankc_entry);
   waitAll();
@@ -138,8 +140,18 @@ void Session::step() {
   currentStep->wall = end - begin;
   if (replayed) // one launch: all of the step is its computation
     currentStep->compute = currentStep->wall - currentStep->blocked;
-  if (tracing)
+  if (tracing) {
     trace.push_back({"step " + std::to_string(step), "step", begin, end});
+    // Beside the measured reductions, what the machine model predicted
+    // for each bucket (--bucket-cap-mb auto), placed from this step's start.
+    if (!micro)
+      for (const EventInfo &e : program.events)
+        if (e.bucket >= 0 && e.predicted[2] >= 0)
+          trace.push_back({"bucket " + std::to_string(e.bucket) +
+                               " (predicted)",
+                           "predicted", begin + e.predicted[1],
+                           begin + e.predicted[1] + e.predicted[2]});
+  }
   currentStep = nullptr;
   if (stepTimes.size() == 1)
     deviceBytesAfterFirstStep = deviceBytesInUse();
@@ -230,6 +242,7 @@ void Session::finish() {
   releaseStaging();
   outputAt.clear();
   stepTimes.clear();
+  bucketTimes.clear();
   stepOffset = 0;
   trace.clear();
   checkMpi(MPI_Barrier(comm), "MPI_Barrier");

@@ -26,6 +26,7 @@
 
 #include <array>
 #include <cstdint>
+#include <map>
 #include <string>
 #include <vector>
 
@@ -38,6 +39,13 @@ struct TraceEvent {
 /// Where one step's time went (seconds).
 struct StepTimes {
   double wall = 0, compute = 0, blocked = 0;
+};
+/// A DDP bucket's reduction as measured, summed over the steps that ran it
+/// (seconds into each step): its start, its wait's end, and the time the
+/// wait blocked (what the step paid for it).
+struct BucketTimes {
+  double start = 0, end = 0, exposed = 0;
+  int64_t steps = 0;
 };
 
 class Session {
@@ -53,6 +61,8 @@ public:
   std::vector<TraceEvent> trace;
   std::vector<StepTimes> stepTimes; // one per step this process ran
   StepTimes *currentStep = nullptr; // while a step runs
+  double stepBegin = 0;              // when it began (now())
+  std::map<int, BucketTimes> bucketTimes; // by event (--stats)
   // Device memory in use (--stats): once the context, MPI and the
   // collectives' library are up, before any buffer; and after the first
   // step (buffers, libraries' workspaces, a recorded step's graph).

@@ -278,8 +278,18 @@ void rankc_rt_wait(int64_t handle) {
     if (spins > 1000)
       std::this_thread::sleep_for(std::chrono::microseconds(50));
   }
-  if (session().currentStep)
-    session().currentStep->blocked += now() - blockedFrom;
+  double waited = now() - blockedFrom;
+  if (session().currentStep) {
+    session().currentStep->blocked += waited;
+    // A bucket's reduction, for --stats beside the model's prediction.
+    if (r.event >= 0 && session().events()[r.event].bucket >= 0) {
+      BucketTimes &b = session().bucketTimes[r.event];
+      b.start += r.started - session().stepBegin;
+      b.end += now() - session().stepBegin;
+      b.exposed += waited;
+      ++b.steps;
+    }
+  }
   // The mean of f32 and f64 in their own type, as DDP's bucket.div_(world
   // size) computes it (a tight loop: it runs over every gradient each step).
   auto divide = [&](auto *p) {

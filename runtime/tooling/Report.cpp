@@ -84,19 +84,66 @@ std::string timesJson(const StepTimes &t) {
            t.wall, t.compute, t.blocked);
   return buf;
 }
+/// ", \"buckets\": [...]": each DDP bucket's reduction, what the machine
+/// model predicted (--bucket-cap-mb auto) and the mean measured over the
+/// steps that ran it (MPI's; NCCL's waits are the GPU's, not the host's),
+/// in seconds into the step; "" for a program without buckets.
+std::string bucketsJson() {
+  std::string out;
+  const std::vector<EventInfo> &events = session().program.events;
+  char buf[256];
+  for (size_t e = 0; e < events.size(); ++e) {
+    if (events[e].bucket < 0)
+      continue;
+    out += out.empty() ? "" : ", ";
+    snprintf(buf, sizeof buf, "{\"index\": %d, \"event\": %zu",
+             events[e].bucket, e);
+    out += buf;
+    const double *p = events[e].predicted;
+    if (p[2] >= 0) {
+      snprintf(buf, sizeof buf,
+               ", \"predicted\": {\"ready\": %.6f, \"start\": %.6f, "
+               "\"reduce\": %.6f, \"end\": %.6f, \"exposed\": %.6f}",
+               p[0], p[1], p[2], p[1] + p[2], p[3]);
+      out += buf;
+    }
+    auto it = session().bucketTimes.find(int(e));
+    if (it != session().bucketTimes.end() && it->second.steps > 0) {
+      const BucketTimes &m = it->second;
+      double n = double(m.steps);
+      snprintf(buf, sizeof buf,
+               ", \"measured\": {\"start\": %.6f, \"end\": %.6f, "
+               "\"exposed\": %.6f, \"steps\": %lld}",
+               m.start / n, m.end / n, m.exposed / n, (long long)m.steps);
+      out += buf;
+    }
+    out += "}";
+  }
+  return out.empty() ? "" : ", \"buckets\": [" + out + "]";
+}
 } // namespace
 
 void writeTrace(const std::string &path) {
-  // Parts and messages on thread 0; steps (which enclose them) on thread 1.
+  // Parts and messages on thread 0; steps (which enclose them) on thread 1;
+  // the machine model's predicted bucket reductions on thread 2.
   std::string mine;
   char buf[512];
+  bool predicted = false;
   for (const TraceEvent &e : session().trace) {
+    int tid = e.category == "step" ? 1 : e.category == "predicted" ? 2 : 0;
+    predicted |= tid == 2;
     snprintf(buf, sizeof buf,
              "{\"name\":\"%s\",\"cat\":\"%s\",\"ph\":\"X\",\"pid\":%d,"
              "\"tid\":%d,\"ts\":%.3f,\"dur\":%.3f},\n",
              jsonEscape(e.name).c_str(), e.category.c_str(), session().rank,
-             e.category == "step" ? 1 : 0, e.begin * 1e6,
-             (e.end - e.begin) * 1e6);
+             tid, e.begin * 1e6, (e.end - e.begin) * 1e6);
+    mine += buf;
+  }
+  if (predicted) {
+    snprintf(buf, sizeof buf,
+             "{\"name\":\"thread_name\",\"ph\":\"M\",\"pid\":%d,\"tid\":2,"
+             "\"args\":{\"name\":\"predicted (machine model)\"}},\n",
+             session().rank);
     mine += buf;
   }
   snprintf(buf, sizeof buf,
@@ -156,7 +203,8 @@ void writeStats(const std::string &path) {
            stepPeak, session().scratchBytes());
   std::string mine = "{\"rank\": " + std::to_string(session().rank) + ", " +
                      timesJson(total) + ", \"median\": {" + timesJson(med) +
-                     "}" + buf + ", \"per_step\": [" + perStep + "]}";
+                     "}" + buf + bucketsJson() + ", \"per_step\": [" +
+                     perStep + "]}";
   if (session().rank != session().worldSize - 1)
     mine += ", ";
   std::string all = gatherText(mine, "MPI_Gather (stats)");

@@ -36,7 +36,7 @@ void CommDialect::registerAttributes() {
 LogicalResult
 BucketAttr::verify(function_ref<InFlightDiagnostic()> emitError, int64_t index,
                    ArrayAttr params, int64_t bytes, StringAttr dtype,
-                   FloatAttr, FloatAttr, FloatAttr) {
+                   FloatAttr, FloatAttr, FloatAttr, FloatAttr) {
   if (index < 0 || bytes < 0)
     return emitError() << "a bucket's index and bytes are >= 0";
   if (!llvm::all_of(params, [](Attribute p) { return isa<StringAttr>(p); }))

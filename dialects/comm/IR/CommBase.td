@@ -240,7 +240,13 @@ def Comm_BucketAttr : AttrDef<Comm_Dialect, "Bucket"> {
     On the `comm.allreduce` that comm-bucket-gradients makes for a bucket
     (as `comm.bucket`): its index in the order reductions start, the
     parameters whose gradients it holds (in the flat buffer's order), its
-    size in bytes and its dtype.
+    size in bytes and its dtype. Chosen by a machine model (`--bucket-cap-mb
+    auto`), also what the model predicts, in seconds into the step: when
+    its last gradient is ready, when its reduction starts, how long the
+    reduction takes, and how much of the step's time its wait adds after
+    the computation (its exposed share). comm-async-schedule keeps it on
+    the `comm.iallreduce` that starts the reduction; the manifest gives it
+    to the runtime, which reports the measured times beside it.
 
     ```mlir
     {comm.bucket = #comm.bucket<index = 1, params = ["w2", "w1"], bytes = 96, dtype = "f32">}
@@ -250,7 +256,8 @@ def Comm_BucketAttr : AttrDef<Comm_Dialect, "Bucket"> {
                         "int64_t":$bytes, "::mlir::StringAttr":$dtype,
                         OptionalParameter<"::mlir::FloatAttr">:$ready_seconds,
                         OptionalParameter<"::mlir::FloatAttr">:$start_seconds,
-                        OptionalParameter<"::mlir::FloatAttr">:$reduce_seconds);
+                        OptionalParameter<"::mlir::FloatAttr">:$reduce_seconds,
+                        OptionalParameter<"::mlir::FloatAttr">:$exposed_seconds);
   let assemblyFormat = "`<` struct(params) `>`";
   let genVerifyDecl = 1;
 }

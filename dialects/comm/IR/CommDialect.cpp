@@ -262,9 +262,10 @@ LogicalResult CommDialect::verifyOperationAttribute(Operation *op,
     return success();
   }
   if (name == kBucket) {
-    if (!isa<AllReduceOp>(op) || !isa<BucketAttr>(value))
+    if (!isa<AllReduceOp, IAllReduceOp>(op) || !isa<BucketAttr>(value))
       return op->emitOpError("'comm.bucket' must be a #comm.bucket<index, "
-                             "params, bytes, dtype> on a comm.allreduce");
+                             "params, bytes, dtype> on a comm.allreduce or "
+                             "comm.iallreduce");
     return success();
   }
   if (name == kRanks) {

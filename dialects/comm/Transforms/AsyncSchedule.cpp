@@ -64,6 +64,10 @@ void scheduleProgram(func::FuncOp program, bool blockingSends) {
     } else if (auto all = dyn_cast<comm::AllReduceOp>(op)) {
       placeCollective(b, body, all.getValue(), lastCollective);
       auto start = comm::IAllReduceOp::create(b, loc, all, event++);
+      // (The bucket it reduces, for the manifest: the runtime reports
+      // measured times beside the model's.)
+      if (Attribute bucket = all->getAttr(comm::CommDialect::kBucket))
+        start->setAttr(comm::CommDialect::kBucket, bucket);
       lastCollective = start;
       b.setInsertionPoint(&op);
       auto wait = comm::WaitOp::create(b, loc, all.getResult().getType(),

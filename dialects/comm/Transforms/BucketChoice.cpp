@@ -76,6 +76,17 @@ Evaluated evaluate(llvm::ArrayRef<GradientBucket> buckets,
     e.predicted.push_back(p);
   }
   e.finish = std::max(computeEnd, done) + serial;
+  // Each bucket's share of what follows the computation: the waits come in
+  // order once it ends; bucket k is complete at its overlapped end or the
+  // computation's, whichever is later, plus the serial parts so far.
+  double serialSoFar = 0, completeBefore = computeEnd;
+  for (BucketPrediction &p : e.predicted) {
+    serialSoFar += (1 - f) * p.reduce;
+    double complete =
+        std::max(computeEnd, p.start + f * p.reduce) + serialSoFar;
+    p.exposed = std::max(0.0, complete - completeBefore);
+    completeBefore = std::max(completeBefore, complete);
+  }
   return e;
 }
 

@@ -20,6 +20,9 @@ namespace rankc {
 
 struct BucketPrediction {
   double ready = 0, start = 0, reduce = 0; ///< seconds into the step
+  /// What its wait adds after the computation ends (the step's exposed
+  /// communication is the sum over buckets).
+  double exposed = 0;
 };
 
 struct ModelChoice {

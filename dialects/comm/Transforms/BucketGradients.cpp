@@ -214,7 +214,8 @@ struct BucketGradientsPass
                                             b.getStringAttr(bucket.dtype),
                                             seconds(k, &BucketPrediction::ready),
                                             seconds(k, &BucketPrediction::start),
-                                            seconds(k, &BucketPrediction::reduce)));
+                                            seconds(k, &BucketPrediction::reduce),
+                                            seconds(k, &BucketPrediction::exposed)));
       // Views of the averaged buffer replace the gradients as results.
       int64_t offset = 0;
       for (auto [v, r] : llvm::zip(values, results)) {

@@ -43,8 +43,9 @@ struct BucketInfo {
   std::string dtype;
   int64_t bytes = 0;
   /// --bucket-cap-mb auto: when the bucket's last gradient is predicted
-  /// ready, its reduction to start, and how long it takes (seconds).
-  std::optional<double> ready, start, reduce;
+  /// ready, its reduction to start, how long it takes, and what its wait
+  /// adds after the computation (seconds).
+  std::optional<double> ready, start, reduce, exposed;
 };
 /// The buckets of a partitioned module in the order their reductions start.
 std::vector<BucketInfo> readBuckets(mlir::ModuleOp module);

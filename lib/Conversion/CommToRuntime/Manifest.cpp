@@ -64,6 +64,24 @@ std::string fillLine(int32_t event, TypedAttr fill) {
          std::to_string(runtimeDTypeCode(fill.getType())) + " " + value + "\n";
 }
 
+/// "bucket E INDEX [READY START REDUCE EXPOSED]": the DDP bucket an
+/// allreduce reduces, and what the machine model predicted for it (seconds
+/// into the step), which `launch --stats` and `--trace` set beside the
+/// measured times.
+std::string bucketLine(int32_t event, comm::BucketAttr bucket) {
+  if (!bucket)
+    return "";
+  std::string line = "bucket " + std::to_string(event) + " " +
+                     std::to_string(bucket.getIndex());
+  if (bucket.getReduceSeconds() && bucket.getExposedSeconds()) {
+    llvm::raw_string_ostream os(line);
+    for (FloatAttr f : {bucket.getReadySeconds(), bucket.getStartSeconds(),
+                        bucket.getReduceSeconds(), bucket.getExposedSeconds()})
+      os << llvm::format(" %.9g", f.getValueAsDouble());
+  }
+  return line + "\n";
+}
+
 /// "event E KIND NODE TAG" for every start of the schedule, by event (with
 /// its grid peer and fill, if any).
 std::string eventLines(func::FuncOp program) {
@@ -84,7 +102,9 @@ std::string eventLines(func::FuncOp program) {
                gridLine(r.getEvent(), r.getGridAttr()) +
                    fillLine(r.getEvent(), r.getFillAttr()));
     else if (auto a = dyn_cast<comm::IAllReduceOp>(op))
-      describe(op, a.getEvent(), "allreduce", a.getTag());
+      describe(op, a.getEvent(), "allreduce", a.getTag(),
+               bucketLine(a.getEvent(), a->getAttrOfType<comm::BucketAttr>(
+                                            comm::CommDialect::kBucket)));
   });
   std::string text;
   for (auto &[event, line] : lines)
