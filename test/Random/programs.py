@@ -62,6 +62,11 @@ class Gen:
     def __init__(self, seed):
         self.rng = random.Random(seed)
         rng = self.rng
+        # About 1 document in 12 has more computation and every value of a
+        # program as an output: more results than a struct is returned in
+        # (rankc-results-through-memory). Drawn apart, so that the other
+        # documents are those the seeds always gave.
+        self.many_outputs = random.Random(f"many-outputs-{seed}").random() < 0.08
         self.ws = rng.choice([1, 2, 2, 3, 3, 4])
         self.spmd = self.ws > 1 and rng.random() < 0.35
         self.progs = [Rank() for _ in range(1 if self.spmd else self.ws)]
@@ -641,11 +646,16 @@ class Gen:
                 self.message()
             else:
                 self.allreduce()
+        if self.many_outputs:
+            for p in range(len(self.progs)):
+                for _ in range(rng.randint(12, 24)):
+                    self.compute(p)
         programs = []
         for p, prog in enumerate(self.progs):
             outs = {}
             vals = prog.vals
-            for v in rng.sample(vals, min(len(vals), rng.randint(1, 4))) + vals[-1:]:
+            chosen = rng.sample(vals, min(len(vals), rng.randint(1, 4))) + vals[-1:]
+            for v in vals if self.many_outputs else chosen:
                 outs[f"o{len(outs)}"] = v.id
             if rng.random() < 0.2:
                 outs[f"o{len(outs)}"] = vals[-1].id  # one node under two names
