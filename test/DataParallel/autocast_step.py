@@ -13,7 +13,9 @@ gradients compared as one vector (normwise relative error):
   be within RULE_TOL of it (it differs only where PyTorch's fused softmax or
   layer norm sums in another order);
 - `torch`: plain CPU autocast (PyTorch 1.13's CPU bf16 GEMMs round every
-  partial sum to bf16): within bf16's tolerance, TORCH_TOL;
+  partial sum to bf16): within bf16's tolerance, TORCH_TOL, or where this
+  CPU's PyTorch is itself further than that from `rule`, no further than
+  it is (plus RULE_TOL);
 - `f32`: the step without autocast: rankc must be at least F32_GAP times
   further from it than from `rule`, or autocast did not happen.
 The parameters and gradients are f32 (master weights), the loss f32."""
@@ -110,12 +112,21 @@ def check(rankc, work, ranks, kind):
                          for n, _ in model.named_parameters()])
         err = {k: float((got - g).norm() / g.norm()) for k, (_, g) in refs.items()}
         lerr = abs(float(loss) - refs["rule"][0][r]) / abs(refs["rule"][0][r])
-        good = err["rule"] <= RULE_TOL and err["torch"] <= TORCH_TOL and \
+        # Plain CPU autocast is bf16's noise away from the rule, more on a
+        # CPU whose ATen kernels round inside (an AVX2 build's bf16 conv sums
+        # in bf16: 5.5e-2 from the rule). rankc must be within TORCH_TOL of
+        # it, or, where PyTorch itself is further than that from the rule,
+        # no further from it than PyTorch is from the rule (plus RULE_TOL).
+        torch_noise = float((refs["torch"][1] - refs["rule"][1]).norm() /
+                            refs["rule"][1].norm())
+        torch_tol = max(TORCH_TOL, torch_noise + RULE_TOL)
+        good = err["rule"] <= RULE_TOL and err["torch"] <= torch_tol and \
             err["f32"] >= F32_GAP * err["rule"] and lerr <= RULE_TOL
         ok &= good
         print(f"{'PASS' if good else 'FAIL'}: {kind} rank {r}: gradients vs rule "
               f"{err['rule']:.1e} (<= {RULE_TOL:g}), vs torch {err['torch']:.1e} "
-              f"(<= {TORCH_TOL:g}), vs f32 {err['f32']:.1e} (>= {F32_GAP:g}x rule); "
+              f"(<= {torch_tol:.2g}; torch vs rule {torch_noise:.1e}), vs f32 "
+              f"{err['f32']:.1e} (>= {F32_GAP:g}x rule); "
               f"loss vs rule {lerr:.1e}")
     return ok
 

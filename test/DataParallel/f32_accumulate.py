@@ -1,24 +1,48 @@
-"""PyTorch with version 3's accumulation rule (dag-format.md): a matmul of
-f16/bf16 operands accumulates in f32 and rounds once, as cuBLAS does on the
-GPU. PyTorch 1.13's CPU bf16 mm and bmm (this machine's generic BLAS)
-round every product and partial sum to bf16 instead, so plain CPU autocast
-differs from the rule by bf16's noise; under F32Accumulate the reference
-follows the rule and rankc's autocast steps must match it closely."""
+"""PyTorch with version 3's mixed-precision rule (dag-format.md), whatever
+the CPU: every operation on f16/bf16 values computes in f32 and rounds its
+result once to its own dtype. For contractions and reductions that is the
+rule itself (accumulate in f32, round once, as cuBLAS does on the GPU); for
+the rest it is what rankc computes (each op's opmath in f32 between casts).
+
+PyTorch 1.13's CPU kernels do not: its bf16 mm and bmm on this machine's
+generic BLAS round every product and partial sum to bf16, and which bf16
+kernels round inside (layer norm, softmax, GELU and their backwards) depends
+on the CPU's vector capability (AVX2 and AVX-512 builds of ATen differ), so
+a reference that widened only the GEMMs matched rankc within 2e-3 on an
+AVX-512 machine and not on an AVX2 one (3-4e-3). Under F32Accumulate the
+reference is the rule on every CPU; plain CPU autocast stays bf16's noise
+away from it."""
 import torch
 from torch.utils._python_dispatch import TorchDispatchMode
+from torch.utils._pytree import tree_flatten, tree_map
 
-aten = torch.ops.aten
 LOW = (torch.bfloat16, torch.float16)
+
+
+def _wide(a):
+    return a.float() if isinstance(a, torch.Tensor) and a.dtype in LOW else a
 
 
 class F32Accumulate(TorchDispatchMode):
     def __torch_dispatch__(self, func, types, args=(), kwargs=None):
         kwargs = kwargs or {}
-        if func in (aten.mm.default, aten.bmm.default) and args[0].dtype in LOW:
-            return func(args[0].float(), args[1].float()).to(args[0].dtype)
-        if func is aten.addmm.default and args[1].dtype in LOW:
-            return func(*(a.float() for a in args[:3]), **kwargs).to(args[1].dtype)
-        if func is aten.convolution.default and args[0].dtype in LOW:
-            wide = [a.float() if isinstance(a, torch.Tensor) else a for a in args]
-            return func(*wide, **kwargs).to(args[0].dtype)
-        return func(*args, **kwargs)
+        low = any(isinstance(a, torch.Tensor) and a.dtype in LOW
+                  for a in tree_flatten((args, kwargs))[0])
+        # Views and in-place ops return (or write) the tensors they are given:
+        # as they are. (They move or overwrite values; they do not round.)
+        aliasing = func._schema.is_mutable or any(
+            r.alias_info is not None for r in func._schema.returns)
+        if not low or aliasing:
+            return func(*args, **kwargs)
+        # The op as PyTorch runs it gives each output's dtype; the same op on
+        # f32 copies of the low-precision inputs gives its value, rounded once.
+        expected = func(*args, **kwargs)
+        wide = func(*tree_map(_wide, args), **tree_map(_wide, kwargs))
+
+        def rounded(w, e):
+            if isinstance(e, torch.Tensor) and e.is_floating_point():
+                return w.to(e.dtype)
+            return e
+        if isinstance(expected, (tuple, list)):
+            return type(expected)(rounded(w, e) for w, e in zip(wide, expected))
+        return rounded(wide, expected)
