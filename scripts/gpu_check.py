@@ -294,7 +294,7 @@ LAUNCH_ARGS = {}
 RESUME_AT = {"v3-optimizer-adamw-12steps": 5,
              "v3-optimizer-accumulate-1rank-12steps-replay": 5,
              "v3-feed-shuffle-9steps-replay": 4,
-             "v3-feed-large-shuffle-9steps-replay": 4,
+             "v3-feed-large-shuffle-9steps-replay": 5,
              "state-one-9steps-replay": 4,
              "state-one-9steps-nographs": 4,
              "train-transformer-adam-6steps-1rank-replay": 3,

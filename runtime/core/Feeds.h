@@ -13,12 +13,12 @@
 //    WILLNEED) does, since a thread's wake-up would cost more than the row
 //    (a 640-byte batch took 6-10 us a step through a thread, 2 ranks on 2
 //    cores);
-//  - GPU buffers: rows go through the session's pinned staging slots, and
-//    the copy to the device is queued before the step's kernels, never
-//    waited for (a synchronous copy cost 8-10 us of a 0.18 ms step on an
-//    H100). Rows of 64 KiB or more are copied into the other slot by the
-//    thread while the step before computes; smaller ones on the step's
-//    thread.
+//  - GPU buffers: rows go through the session's pinned staging slots (one
+//    per step parity), copied to the device as the step's first work,
+//    inside its CUDA-graph recording (a synchronous copy cost 8-10 us of a
+//    0.18 ms step on an H100, an asynchronous one of its own 7 us). Rows of
+//    64 KiB or more are copied into the other slot by the thread while the
+//    step before computes; smaller ones on the step's thread.
 //
 //===----------------------------------------------------------------------===//
 

@@ -17,6 +17,8 @@
 #include "tooling/Npy.h"
 #include "rankc_runtime.h"
 
+#include <algorithm>
+
 namespace rankc::rt {
 
 Session &session() {
@@ -84,7 +86,16 @@ void Session::start(int *argc, char ***argv, double timeout) {
   outputAt.assign(program.outputs.size(), nullptr);
 }
 
+void Session::dropStaged(size_t index) {
+  void *to = inputBuffers.at(index);
+  staged.erase(std::remove_if(staged.begin(), staged.end(),
+                              [&](const StagedCopy &c) { return c.to == to; }),
+               staged.end());
+}
+
 void Session::setInput(size_t index, const void *host) {
+  // (A value set now replaces one staged for the next step.)
+  dropStaged(index);
   copyFromHost(inputBuffers.at(index), host, program.inputs.at(index).bytes());
   current[index] = inputBuffers[index];
 }
@@ -99,8 +110,9 @@ void *Session::inputStaging(size_t index, int slot) {
 }
 
 void Session::setInputStaged(size_t index, int slot) {
-  copyFromStaging(inputBuffers.at(index), inputStaging(index, slot),
-                  program.inputs.at(index).bytes());
+  dropStaged(index);
+  staged.push_back({inputBuffers.at(index), inputStaging(index, slot),
+                    program.inputs.at(index).bytes()});
   current[index] = inputBuffers[index];
 }
 
@@ -130,8 +142,9 @@ void Session::step() {
   int64_t k = program.accumulate;
   bool micro = k > 1 && (number + 1) % k != 0;
   inMicroStep = micro;
-  bool replayed = runStep(step, current, outputAt,
+  bool replayed = runStep(step, current, staged, outputAt,
                           inMicroStep ? rankc_micro_entry : rankc_entry);
+  staged.clear();
   waitAll();
   inMicroStep = false;
   synchronizeBuffers(); // the step's last library call, if any, is done
@@ -235,6 +248,7 @@ void Session::finish() {
   a.arenas[0].release();
   a.arenas[1].release();
   finalizeDeviceCollectives();
+  staged.clear();
   for (std::array<void *, 2> &slots : staging)
     for (void *block : slots)
       freeStaging(block);

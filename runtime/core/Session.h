@@ -21,6 +21,7 @@
 #define RANKC_RUNTIME_SESSION_H
 
 #include "core/Manifest.h"
+#include "core/StepReplay.h"
 
 #include <mpi.h>
 
@@ -89,8 +90,9 @@ public:
   /// until finish().
   void *inputStaging(size_t index, int slot);
   /// Input `index` reads what inputStaging(index, slot) holds in the next
-  /// step, copied without a round trip to the GPU (copyFromStaging): the
-  /// slot must not change until that step is done.
+  /// step, copied as that step's first work (inside its CUDA-graph
+  /// recording: no API call of its own, no round trip to the GPU): the slot
+  /// must not change until that step is done.
   void setInputStaged(size_t index, int slot);
   /// One step: the update step's program or a micro-step's, every message
   /// completed, then the carried values moved into next step's inputs.
@@ -130,12 +132,16 @@ public:
   void checkIndexRecord() const;
 
 private:
+  /// Forgets a copy staged for input `index` (a value set since replaces it).
+  void dropStaged(size_t index);
+
   bool startedMpi = false, inMicroStep = false;
   std::vector<int> visibleIns, visibleOuts;
   std::vector<void *> inputBuffers; // owned, one per input
   std::vector<void *> current;      // what each input reads in the next step
   std::vector<void *> outputAt;     // where the last step left each output
   std::vector<std::array<void *, 2>> staging; // inputStaging's, by input
+  std::vector<StagedCopy> staged; // setInputStaged's, made by the next step
   // rankc_rt_index_record's buffer (GPU kernels' index errors), once asked.
   void *indexRecord = nullptr;
   // rankc_rt_scratch's blocks: the last is handed out; earlier (smaller)

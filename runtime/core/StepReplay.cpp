@@ -11,7 +11,7 @@ namespace rankc::rt {
 namespace {
 struct Recording {
   void (*entry)(); // the update step's or a micro-step's
-  std::vector<void *> inputs;
+  std::vector<void *> inputs; // and the staged copies' slots
   Arena::Mark start, end; // the arena before and after the step
   std::vector<void *> outputs;
   void *replay;
@@ -79,20 +79,30 @@ void stopRecording(const std::string &why) {
 } // namespace
 
 bool runStep(int64_t step, const std::vector<void *> &inputs,
+             const std::vector<StagedCopy> &copies,
              std::vector<void *> &outputs, void (*entry)()) {
   ++steps;
   (void)step;
+  auto run = [&] {
+    for (const StagedCopy &c : copies)
+      copyFromStaging(c.to, c.from, c.bytes);
+    entry();
+  };
   // The first two runs of an entry (one per arena) run as they are: they
   // tune the GEMMs and size the arenas, which a recording must not do.
   EntryRuns &e = entryRuns(entry);
   if (!backendReplays() || e.communicates || e.runs++ < 2) {
-    entry();
+    run();
     return false;
   }
   Arena &arena = programArenas().now();
   Arena::Mark start = arena.mark();
+  // The key: each input's buffer, and the slot each staged copy reads.
+  std::vector<void *> key = inputs;
+  for (const StagedCopy &c : copies)
+    key.push_back(const_cast<void *>(c.from));
   for (const Recording &r : kept)
-    if (r.entry == entry && r.start == start && r.inputs == inputs) {
+    if (r.entry == entry && r.start == start && r.inputs == key) {
       replayStep(r.replay);
       outputs = r.outputs;
       arena.restore(r.end); // as if the host code had allocated again
@@ -102,18 +112,18 @@ bool runStep(int64_t step, const std::vector<void *> &inputs,
   if (recordings == kMaxRecordings) {
     stopRecording("the step's buffers kept changing (" +
                   std::to_string(kMaxRecordings) + " recordings)");
-    entry();
+    run();
     return false;
   }
   ++recordings;
   beginStepRecording();
-  entry();
+  run();
   std::string why;
   void *replay = endStepRecording(why);
   if (!replay) {
     // Nothing of it ran: run it now, and record no more.
     stopRecording("recording failed: " + why);
-    entry();
+    run();
     return false;
   }
   replayStep(replay);
@@ -128,7 +138,7 @@ bool runStep(int64_t step, const std::vector<void *> &inputs,
     dropStepRecording(kept.front().replay);
     kept.erase(kept.begin());
   }
-  kept.push_back({entry, inputs, start, end, outputs, replay});
+  kept.push_back({entry, key, start, end, outputs, replay});
   return true;
 }
 

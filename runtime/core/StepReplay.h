@@ -22,18 +22,31 @@
 #ifndef RANKC_RUNTIME_STEPREPLAY_H
 #define RANKC_RUNTIME_STEPREPLAY_H
 
+#include <cstddef>
 #include <cstdint>
 #include <string>
 #include <vector>
 
 namespace rankc::rt {
 
-/// Runs step `step` (`entry` is the generated rankc_entry): replays a
-/// recording made with the same `inputs` buffers, else runs `entry`
-/// (recording it when it may be replayed later). `outputs` gets where each
-/// output lives. Returns true when the step's work ran from a recording
-/// (then its parts' host times measured the recording, not the work).
+/// A copy from staging memory into an input's buffer that a step makes
+/// before its work (a fed row, the `step` leaf): inside the recording, so
+/// that a replay makes it too (from the same slot: the key includes it), a
+/// memcpy node of the step's one launch instead of an API call of its own.
+struct StagedCopy {
+  void *to;
+  const void *from;
+  size_t bytes;
+};
+
+/// Runs step `step` (`entry` is the generated rankc_entry) after `copies`:
+/// replays a recording made with the same `inputs` buffers and copies,
+/// else runs them (recording them when they may be replayed later).
+/// `outputs` gets where each output lives. Returns true when the step's
+/// work ran from a recording (then its parts' host times measured the
+/// recording, not the work).
 bool runStep(int64_t step, const std::vector<void *> &inputs,
+             const std::vector<StagedCopy> &copies,
              std::vector<void *> &outputs, void (*entry)());
 
 /// One line for --stats: how many steps were replays, or why none were.
