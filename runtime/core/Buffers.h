@@ -49,6 +49,13 @@ void copyFromHost(void *buffer, const void *host, size_t bytes);
 /// GPU, 8-10 us, every step). `staging` must stay as it is until the next
 /// synchronizeBuffers(). The host runtime copies at once.
 void copyFromStaging(void *buffer, const void *staging, size_t bytes);
+/// Copies from staging memory into a buffer on a stream of its own, from any
+/// thread (a feed's thread copies the next step's rows while the step before
+/// computes), and returns a mark of it: waitCopyAside(mark) orders the work
+/// queued next on the steps' stream after the copy, without the host
+/// waiting. The host runtime copies at once and its marks are null.
+void *copyAside(void *buffer, const void *staging, size_t bytes);
+void waitCopyAside(void *mark);
 /// Copies between two generated buffers, ordered after the work queued
 /// so far (asynchronous on the GPU's stream).
 void copyBuffer(void *dst, const void *src, size_t bytes);

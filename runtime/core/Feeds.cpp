@@ -59,9 +59,17 @@ void Feeds::finish() {
   cv.notify_all();
   if (thread.joinable())
     thread.join();
-  for (Feed &f : feeds)
+  for (Feed &f : feeds) {
+    // A copy made for a step that will not run: ordered before the
+    // session's last wait, so that its buffer is idle when freed.
+    for (void *&mark : f.marks)
+      if (mark) {
+        waitCopyAside(mark);
+        mark = nullptr;
+      }
     if (f.map)
       munmap(f.map, f.mapBytes);
+  }
   feeds.clear();
 }
 
@@ -132,8 +140,12 @@ void Feeds::open(const std::vector<std::string> &ids, const std::string &inputs,
   staged = buffersOnDevice();
   if (staged)
     for (Feed &f : feeds)
-      for (int slot : {0, 1})
-        session().inputStaging(session().visibleInputs()[f.input], slot);
+      for (int slot : {0, 1}) {
+        size_t index = session().visibleInputs()[f.input];
+        session().inputStaging(index, slot);
+        if (threaded)
+          f.buffers[slot] = session().inputBufferOf(index, slot);
+      }
   if (threaded)
     thread = std::thread([this] { worker(); });
 }
@@ -145,6 +157,17 @@ void Feeds::stage(int64_t step) {
       std::memcpy(s.inputStaging(s.visibleInputs()[f.input], step & 1),
                   f.data + feedRow(step, f.rows, seed) * f.rowBytes,
                   f.rowBytes);
+}
+
+void Feeds::stageAndCopy(int64_t step) {
+  stage(step);
+  Session &s = session();
+  int p = step & 1;
+  for (Feed &f : feeds)
+    if (f.rowBytes)
+      f.marks[p] = copyAside(
+          f.buffers[p], s.inputStaging(s.visibleInputs()[f.input], p),
+          f.rowBytes);
 }
 
 void Feeds::touch(int64_t step) {
@@ -169,7 +192,7 @@ void Feeds::worker() {
     int64_t step = wanted;
     lock.unlock();
     if (staged)
-      stage(step);
+      stageAndCopy(step);
     else
       touch(step);
     lock.lock();
@@ -179,28 +202,41 @@ void Feeds::worker() {
 }
 
 void Feeds::beginStep(int64_t step) {
+  if (staged && !threaded) {
+    // Small rows: staged here, copied as the step's first work.
+    stage(step);
+    Session &s = session();
+    for (Feed &f : feeds)
+      if (f.rowBytes)
+        s.setInputStaged(s.visibleInputs()[f.input], step & 1);
+    return;
+  }
   if (staged) {
-    // This step's rows: staged by the thread during the step before (waited
-    // for if it is not done), or here (the first step, small rows).
+    // This step's rows: on their way to the device since the step before
+    // (the thread's copy, waited for here if the thread is not done), or
+    // sent now (the first step).
+    int p = step & 1;
     bool ready = false;
-    if (threaded) {
+    {
       std::unique_lock<std::mutex> lock(mutex);
       cv.wait(lock, [&] { return wanted != step || done >= step; });
       ready = done == step;
     }
     if (!ready)
-      stage(step);
+      stageAndCopy(step);
     Session &s = session();
-    for (Feed &f : feeds)
-      if (f.rowBytes)
-        s.setInputStaged(s.visibleInputs()[f.input], step & 1);
-    // The thread fills the other slot, whose copy (the step before's) is
-    // done: every step ends with the GPU idle.
-    if (threaded) {
-      std::lock_guard<std::mutex> lock(mutex);
-      wanted = step + 1;
-      cv.notify_all();
+    for (Feed &f : feeds) {
+      if (!f.rowBytes)
+        continue;
+      waitCopyAside(f.marks[p]);
+      f.marks[p] = nullptr;
+      s.useInputBuffer(s.visibleInputs()[f.input], f.buffers[p]);
     }
+    // The thread fills the other parity's slot and buffer, which the step
+    // before read and its copy wrote: every step ends with the GPU idle.
+    std::lock_guard<std::mutex> lock(mutex);
+    wanted = step + 1;
+    cv.notify_all();
     return;
   }
   for (Feed &f : feeds)

@@ -14,11 +14,16 @@
 //    (a 640-byte batch took 6-10 us a step through a thread, 2 ranks on 2
 //    cores);
 //  - GPU buffers: rows go through the session's pinned staging slots (one
-//    per step parity), copied to the device as the step's first work,
-//    inside its CUDA-graph recording (a synchronous copy cost 8-10 us of a
-//    0.18 ms step on an H100, an asynchronous one of its own 7 us). Rows of
-//    64 KiB or more are copied into the other slot by the thread while the
-//    step before computes; smaller ones on the step's thread.
+//    per step parity). Rows under 64 KiB are copied to the device as the
+//    step's first work, inside its CUDA-graph recording (a synchronous copy
+//    cost 8-10 us of a 0.18 ms step on an H100, an asynchronous one of its
+//    own 7 us, this nothing measurable). Larger ones would make the step
+//    wait for their DMA (20 us for 256 KiB): the thread copies the next
+//    step's rows into the pinned slot and on to the device, on a stream of
+//    their own, into a second buffer of the input, while the step before
+//    computes; steps of the two parities read the two buffers (two
+//    recordings), and a step's stream waits for its rows' copy (an event)
+//    without the host waiting.
 //
 //===----------------------------------------------------------------------===//
 
@@ -61,11 +66,19 @@ private:
     const char *data = nullptr; // the mapped rows
     void *map = nullptr;
     size_t mapBytes = 0;
+    // GPU buffers, rows read ahead by the thread: the input's buffer for
+    // each step parity, and the mark of the copy into it (copyAside) that
+    // the step of that parity waits for; null once waited for.
+    void *buffers[2] = {nullptr, nullptr};
+    void *marks[2] = {nullptr, nullptr};
   };
   /// Brings step `step`'s rows into memory (reads a byte of every page).
   void touch(int64_t step);
   /// Copies step `step`'s rows into staging slot step % 2 (GPU buffers).
   void stage(int64_t step);
+  /// stage(step), then each row to the device on copyAside's stream, into
+  /// the input's buffer of the step's parity (the thread's work).
+  void stageAndCopy(int64_t step);
   void worker();
 
   std::vector<Feed> feeds;

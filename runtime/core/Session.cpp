@@ -116,6 +116,17 @@ void Session::setInputStaged(size_t index, int slot) {
   current[index] = inputBuffers[index];
 }
 
+void *Session::inputBufferOf(size_t index, int parity) {
+  if (!parity)
+    return inputBuffers.at(index);
+  asideBuffers.resize(program.inputs.size(), nullptr);
+  void *&b = asideBuffers.at(index);
+  if (!b)
+    b = allocBuffer(program.inputs.at(index).bytes(),
+                    "input '" + program.inputs.at(index).id + "' (fed)");
+  return b;
+}
+
 void Session::step() {
   const std::vector<TensorInfo> &inputs = program.inputs;
   int64_t step = stepTimes.size(); // of this process (arenas, recordings)
@@ -236,6 +247,10 @@ void Session::finish() {
   for (void *b : inputBuffers)
     freeBuffer(b);
   inputBuffers.clear();
+  for (void *b : asideBuffers)
+    if (b)
+      freeBuffer(b);
+  asideBuffers.clear();
   if (indexRecord)
     freeBuffer(indexRecord);
   indexRecord = nullptr;

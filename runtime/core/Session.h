@@ -94,6 +94,16 @@ public:
   /// recording: no API call of its own, no round trip to the GPU): the slot
   /// must not change until that step is done.
   void setInputStaged(size_t index, int slot);
+  /// Input `index`'s buffer for steps of parity `parity`: its own for 0, a
+  /// second one for 1 (made on the first call; the session's until
+  /// finish()). A feed copies the next step's row into the other while a
+  /// step reads one.
+  void *inputBufferOf(size_t index, int parity);
+  /// Input `index` reads `buffer` (one of inputBufferOf's) in the next step.
+  void useInputBuffer(size_t index, void *buffer) {
+    dropStaged(index);
+    current.at(index) = buffer;
+  }
   /// One step: the update step's program or a micro-step's, every message
   /// completed, then the carried values moved into next step's inputs.
   void step();
@@ -142,6 +152,7 @@ private:
   std::vector<void *> outputAt;     // where the last step left each output
   std::vector<std::array<void *, 2>> staging; // inputStaging's, by input
   std::vector<StagedCopy> staged; // setInputStaged's, made by the next step
+  std::vector<void *> asideBuffers; // inputBufferOf's parity 1, by input
   // rankc_rt_index_record's buffer (GPU kernels' index errors), once asked.
   void *indexRecord = nullptr;
   // rankc_rt_scratch's blocks: the last is handed out; earlier (smaller)

@@ -17,6 +17,8 @@
 #include <cstdlib>
 #include <cstring>
 #include <map>
+#include <mutex>
+#include <vector>
 
 namespace rankc::rt {
 
@@ -173,6 +175,43 @@ void copyFromStaging(void *buffer, const void *staging, size_t bytes) {
   if (bytes)
     RANKC_CU(cuMemcpyAsync(CUdeviceptr(buffer), CUdeviceptr(staging), bytes,
                            cuda::processStream()));
+}
+
+namespace {
+// copyAside's stream, and its marks (events) for reuse: a feed's thread
+// takes them while the step's thread gives them back.
+std::mutex asideMutex;
+CUstream asideStream = nullptr;
+std::vector<CUevent> freeMarks;
+} // namespace
+
+void *copyAside(void *buffer, const void *staging, size_t bytes) {
+  CUevent mark = nullptr;
+  {
+    std::lock_guard<std::mutex> lock(asideMutex);
+    if (!asideStream)
+      RANKC_CU(cuStreamCreate(&asideStream, CU_STREAM_NON_BLOCKING));
+    if (!freeMarks.empty()) {
+      mark = freeMarks.back();
+      freeMarks.pop_back();
+    }
+  }
+  if (!mark)
+    RANKC_CU(cuEventCreate(&mark, CU_EVENT_DISABLE_TIMING));
+  if (bytes)
+    RANKC_CU(cuMemcpyAsync(CUdeviceptr(buffer), CUdeviceptr(staging), bytes,
+                           asideStream));
+  RANKC_CU(cuEventRecord(mark, asideStream));
+  return mark;
+}
+
+void waitCopyAside(void *mark) {
+  if (!mark)
+    return;
+  RANKC_CU(cuStreamWaitEvent(cuda::processStream(), CUevent(mark), 0));
+  // (The wait took the event's state: it may be recorded again.)
+  std::lock_guard<std::mutex> lock(asideMutex);
+  freeMarks.push_back(CUevent(mark));
 }
 
 std::string describeBuffers() {

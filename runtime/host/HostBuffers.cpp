@@ -69,6 +69,11 @@ void copyFromHost(void *buffer, const void *host, size_t bytes) {
 void copyFromStaging(void *buffer, const void *staging, size_t bytes) {
   copyFromHost(buffer, staging, bytes);
 }
+void *copyAside(void *buffer, const void *staging, size_t bytes) {
+  copyFromHost(buffer, staging, bytes);
+  return nullptr;
+}
+void waitCopyAside(void *) {}
 void *allocBuffer(size_t bytes, const std::string &what) {
   // 64-byte aligned, as bufferization aligns its own allocations.
   void *p = std::aligned_alloc(64, (bytes + 63) / 64 * 64 + 64);
