@@ -9,7 +9,8 @@
 #       gpu-check/ (the cases) and mpich.tar.xz (scripts/bundle-mpich.sh).
 #   bash scripts/device-gpu-check.sh run
 #       on the GPU machine (no MPICH there, nothing installable): unpacks
-#       MPICH into /tmp and runs every CUDA build, comparing outputs.
+#       MPICH into /tmp and runs every CUDA build, comparing outputs; then
+#       exports the zoo's models under that machine's PyTorch 2.x.
 #       With the `device` tool: run(command="bash scripts/device-gpu-check.sh
 #       run", carry=[".device"], kind="nvidia-h200" or "nvidia-h200-x2").
 #       `run NAME...` runs only the cases whose names contain a NAME.
@@ -32,6 +33,12 @@ case "${1:-}" in
     . scripts/device-env.sh
     nvidia-smi --query-gpu=index,name,memory.total --format=csv,noheader || true
     python3 scripts/gpu_check.py compare .device/gpu-check "${@:2}"
+    # The exporter under the GPU machine's PyTorch (2.x): every model of the
+    # zoo traces (ZOO_DAGS=DIR test/DataParallel/zoo.py checks the documents
+    # against PyTorch 1.13 on a machine with the compiler).
+    if [ $# -le 1 ]; then
+      python3 test/DataParallel/zoo.py --export-only "$(mktemp -d)" 2
+    fi
     ;;
   *)
     echo "usage: device-gpu-check.sh prepare|run" >&2

@@ -62,6 +62,15 @@ def trace(step, args, fake=True):
     tensors first; an operator without a fake kernel in this PyTorch (or a
     constant made from fake values) falls back to tracing for real.
     Returns (graph module, "fake" or "real")."""
+    # Without oneDNN: PyTorch 2.x's CPU LSTM would otherwise trace as
+    # aten.mkldnn_rnn_layer (one opaque op and its backward); without it,
+    # as in 1.13, as the matmuls and gates of its reference implementation.
+    # (Convolutions trace as aten.convolution either way.)
+    with torch.backends.mkldnn.flags(enabled=False):
+        return _trace(step, args, fake)
+
+
+def _trace(step, args, fake):
     if fake and FakeTensorMode is not None:
         try:
             gm = make_fx(step, tracing_mode="fake")(*args)
