@@ -10,7 +10,9 @@ profile), then with `--bucket-cap-mb auto --machine MACHINE.json
 --profile` that; every build runs STEPS steps (`launch --steps --stats`),
 ROUNDS times, the builds alternating within each round. Prints a table:
 the median step time of each build, auto's choice and its predicted end
-of communication against the measured step."""
+of communication against the measured step; then, per rank and bucket of
+the auto build, the model's start, end and exposed time beside the
+measured ones (`launch --stats`)."""
 import json
 import os
 import statistics
@@ -27,6 +29,7 @@ def main():
     steps = int(sys.argv[5]) if len(sys.argv) > 5 else 20
     rounds = int(sys.argv[6]) if len(sys.argv) > 6 else 5
     os.makedirs(work, exist_ok=True)
+    reports = []
     print("| model | ranks | build | buckets | median step ms | vs best fixed |")
     print("|---|---|---|---|---|---|")
     for model in ("mlp-large", "transformer-large"):
@@ -67,6 +70,24 @@ def main():
         print(f"| {model} | {ranks} | auto chose | {choice['chosen']} | predicted "
               f"{choice['finish_seconds'] * 1e3:.2f} ms (compute {choice['compute_seconds'] * 1e3:.2f}, "
               f"exposed {choice['exposed_seconds'] * 1e3:.2f}) | measured {med['auto'] * 1e3:.2f} ms |")
+        # Per bucket, the last round of the auto build: the model's times
+        # beside the measured means (launch --stats `buckets`), ms into the step.
+        stats = json.load(open(os.path.join(work, model, "auto", "stats.json")))
+        for r in stats["ranks"]:
+            for b in r.get("buckets", []):
+                p, m = b.get("predicted", {}), b.get("measured", {})
+                reports.append(
+                    f"| {model} | {r['rank']} | {b['index']} | "
+                    f"{p.get('start', 0) * 1e3:.2f} / {m.get('start', 0) * 1e3:.2f} | "
+                    f"{p.get('end', 0) * 1e3:.2f} / {m.get('end', 0) * 1e3:.2f} | "
+                    f"{p.get('exposed', 0) * 1e3:.2f} / {m.get('exposed', 0) * 1e3:.2f} | "
+                    f"{r['median']['wall'] * 1e3:.2f} |")
+    print()
+    print("| model | rank | bucket | start ms (predicted / measured) | end ms | exposed ms "
+          "| measured step ms |")
+    print("|---|---|---|---|---|---|---|")
+    for line in reports:
+        print(line)
 
 
 if __name__ == "__main__":

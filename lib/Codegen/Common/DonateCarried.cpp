@@ -17,6 +17,14 @@
 // same indexing for both) that first writes the result: each element is
 // then read before it is written, and by no other iteration.
 //
+// The GPU's collapsed dimensions (rankc-gpu-collapse-dims) put reshapes in
+// the way: the part reads and writes 2-D parameters through collapse_shape
+// views made ahead of the update, and the step returns its buffer through
+// a collapse_shape / expand_shape pair that undo each other. Both are seen
+// through: a reshape of a contiguous buffer keeps every element at its
+// linear offset, so two buffers given one address meet element for element
+// through equal reshapes too. Any other view (a subview) is refused.
+//
 //===----------------------------------------------------------------------===//
 
 #include "BufferLiveness.h"

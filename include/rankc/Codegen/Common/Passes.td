@@ -194,9 +194,11 @@ def RankcDonateCarried : Pass<"rankc-donate-carried", "mlir::ModuleOp"> {
     argument (or anything made from it) is used last before the buffer is
     first used; or both are first and last used by one call of a part in
     which the argument is read last by the elementwise linalg.generic
-    (parallel loops, the same indexing) that first writes the result.
-    Run after rankc-part-out-params (parts' results are then the caller's
-    buffers). Parameters, optimizer moments and accumulated gradients are
+    (parallel loops, the same indexing) that first writes the result,
+    directly or through reshapes of both (the GPU's collapsed dimensions);
+    a result returned through a reshape pair that undoes itself counts as
+    the buffer. Run after rankc-part-out-params (parts' results are then
+    the caller's buffers). Parameters, optimizer moments and accumulated gradients are
     then updated in place.
   }];
   let dependentDialects = ["mlir::memref::MemRefDialect"];
