@@ -6,6 +6,8 @@ bf16 rows).
     bench/gpu/autocast_speed.py prepare RANKC WORK [NAME...]   here
     bench/gpu/autocast_speed.py run WORK [NAME...]             on the GPU machine
                                                                (. scripts/device-env.sh)
+    AUTOCAST=0 ...: the same in f32 (no autocast on either side): the
+    issue's f32 rows.
 
 NAME is one of bench/gpu/memory.py's models (default gpt6). prepare
 exports the step with its optimizer under `autocast="bf16"` (the casts
@@ -31,6 +33,7 @@ sys.path.insert(0, HERE)
 import memory  # noqa: E402  (its CASES, setup and sys.path)
 
 STEPS = 40
+AUTOCAST = os.environ.get("AUTOCAST", "1") != "0"
 
 
 def prepare(rankc, work, names):
@@ -39,7 +42,7 @@ def prepare(rankc, work, names):
         m, x, t, loss, opt = memory.setup(name)
         t0 = time.time()
         doc = export_step(m, (x,), loss, targets=(t,) if t is not None else (),
-                          optimizer=opt, autocast="bf16")
+                          optimizer=opt, autocast="bf16" if AUTOCAST else None)
         export_s = time.time() - t0
         d = os.path.join(work, name)
         os.makedirs(d, exist_ok=True)
@@ -83,7 +86,7 @@ def torch_side(name, mode):
         s, e = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
         s.record()
         opt.zero_grad(set_to_none=True)
-        with torch.autocast("cuda", dtype=torch.bfloat16):
+        with torch.autocast("cuda", dtype=torch.bfloat16, enabled=AUTOCAST):
             y = fwd(x)
             loss = loss_fn(y, t) if t is not None else loss_fn(y)
         loss.backward()
@@ -97,7 +100,7 @@ def torch_side(name, mode):
 
 def run(work, names):
     from rankc.datasets import save_inputs
-    print("| model (bf16 autocast) | rankc ms | eager ms | torch.compile ms "
+    print(f"| model ({'bf16 autocast' if AUTOCAST else 'f32'}) | rankc ms | eager ms | torch.compile ms "
           "| reduce-overhead ms | rankc / eager | rankc / compile | rankc / reduce-overhead |")
     print("|---|---|---|---|---|---|---|---|")
     for name in names:
@@ -114,7 +117,7 @@ def run(work, names):
         theirs = {}
         for mode in ("eager", "compile", "reduce-overhead"):
             p = subprocess.run([sys.executable, __file__, "torch", name, mode],
-                               capture_output=True, text=True)
+                               capture_output=True, text=True, env=os.environ)
             lines = p.stdout.strip().splitlines()
             theirs[mode] = json.loads(lines[-1])["step_s"] if p.returncode == 0 and lines \
                 else float("nan")
