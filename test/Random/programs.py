@@ -447,7 +447,9 @@ class Gen:
         rng = self.rng
         t = rng.choice(INTS)
         r = rng.random()
-        if r < 0.3 and shape:
+        # (A nested list of no elements has shape [0]: an empty constant of
+        # more axes, [0, 2], cannot be written as one.)
+        if r < 0.3 and shape and (numel(shape) > 0 or len(shape) == 1):
             vals = [rng.randrange(n) for _ in range(numel(shape))]
             value = nest(vals, shape)
             return self.add(p, {"op": "constant", "value": value, "dtype": t}, shape, t, n, True)
