@@ -58,24 +58,7 @@ def prepare(rankc, work, names):
 
 def torch_side(name, mode):
     """In a process of its own: prints {step_s, loss}."""
-    import torch
-    if hasattr(torch.backends.cuda.matmul, "fp32_precision"):  # PyTorch >= 2.9
-        torch.backends.cuda.matmul.fp32_precision = "ieee"
-        torch.backends.cudnn.conv.fp32_precision = "ieee"
-    torch.backends.cuda.matmul.allow_tf32 = False
-    torch.backends.cudnn.allow_tf32 = False
-    m, x, t, loss_fn, _ = memory.setup(name)
-    dev = torch.device("cuda")
-    m = m.to(dev)
-    for b in getattr(m, "blocks", []):  # examples/nanogpt's shared mask
-        b.mask = b.mask.to(dev)
-    _, _, _, _, proto = memory.setup(name)
-    import inspect
-    takes = inspect.signature(type(proto).__init__).parameters
-    opt = type(proto)(m.parameters(),
-                      **{k: v for k, v in proto.defaults.items() if k in takes})
-    x = x.to(dev)
-    t = t.to(dev) if t is not None else None
+    torch, m, x, t, loss_fn, opt, _ = memory.on_gpu(name)
     fwd = m
     if mode == "compile":
         fwd = torch.compile(m)

@@ -105,8 +105,10 @@ def prepare(rankc, work, names):
     json.dump(meta, open(old, "w"), indent=1)
 
 
-def torch_side(name):
-    """Run in a process of its own: prints {used, peak_allocated, step_s}."""
+def on_gpu(name):
+    """The model, batch, loss and optimizer of `name` on the GPU, TF32 off
+    (PyTorch 2.x's settings and 1.13's): (torch, m, x, t, loss_fn, opt,
+    device memory in use before any of the model)."""
     import torch
     if hasattr(torch.backends.cuda.matmul, "fp32_precision"):  # PyTorch >= 2.9
         torch.backends.cuda.matmul.fp32_precision = "ieee"
@@ -131,6 +133,12 @@ def torch_side(name):
                       **{k: v for k, v in proto.defaults.items() if k in takes})
     x = x.to(dev)
     t = t.to(dev) if t is not None else None
+    return torch, m, x, t, loss_fn, opt, at_start
+
+
+def torch_side(name):
+    """Run in a process of its own: prints {used, peak_allocated, step_s}."""
+    torch, m, x, t, loss_fn, opt, at_start = on_gpu(name)
     times = []
     for i in range(STEPS):
         s, e = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
