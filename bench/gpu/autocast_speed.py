@@ -64,19 +64,7 @@ def torch_side(name, mode):
         fwd = torch.compile(m)
     elif mode == "reduce-overhead":
         fwd = torch.compile(m, mode="reduce-overhead")
-    times = []
-    for _ in range(STEPS):
-        s, e = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
-        s.record()
-        opt.zero_grad(set_to_none=True)
-        with torch.autocast("cuda", dtype=torch.bfloat16, enabled=AUTOCAST):
-            y = fwd(x)
-            loss = loss_fn(y, t) if t is not None else loss_fn(y)
-        loss.backward()
-        opt.step()
-        e.record()
-        torch.cuda.synchronize()
-        times.append(s.elapsed_time(e) / 1e3)
+    times, loss = memory.timed_steps(torch, fwd, x, t, loss_fn, opt, STEPS, AUTOCAST)
     print(json.dumps({"step_s": statistics.median(times[STEPS // 2:]),
                       "loss": float(loss)}))
 

@@ -136,21 +136,30 @@ def on_gpu(name):
     return torch, m, x, t, loss_fn, opt, at_start
 
 
-def torch_side(name):
-    """Run in a process of its own: prints {used, peak_allocated, step_s}."""
-    torch, m, x, t, loss_fn, opt, at_start = on_gpu(name)
+def timed_steps(torch, forward, x, t, loss_fn, opt, steps, autocast=False):
+    """`steps` training steps (zero_grad, forward, loss, backward, opt.step;
+    the forward and loss under bf16 autocast if asked), each timed with
+    CUDA events: (seconds per step, the last loss)."""
     times = []
-    for i in range(STEPS):
+    for _ in range(steps):
         s, e = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
         s.record()
         opt.zero_grad(set_to_none=True)
-        y = m(x)
-        loss = loss_fn(y, t) if t is not None else loss_fn(y)
+        with torch.autocast("cuda", dtype=torch.bfloat16, enabled=autocast):
+            y = forward(x)
+            loss = loss_fn(y, t) if t is not None else loss_fn(y)
         loss.backward()
         opt.step()
         e.record()
         torch.cuda.synchronize()
         times.append(s.elapsed_time(e) / 1e3)
+    return times, loss
+
+
+def torch_side(name):
+    """Run in a process of its own: prints {used, peak_allocated, step_s}."""
+    torch, m, x, t, loss_fn, opt, at_start = on_gpu(name)
+    times, loss = timed_steps(torch, m, x, t, loss_fn, opt, STEPS)
     free, total = torch.cuda.mem_get_info()
     print(json.dumps({"used": total - free, "at_start": at_start,
                       "peak_allocated": torch.cuda.max_memory_allocated(),
