@@ -44,10 +44,11 @@ void copyToHost(void *host, const void *buffer, size_t bytes);
 void copyFromHost(void *buffer, const void *host, size_t bytes);
 /// Copies from staging memory (allocStaging's) into a buffer without
 /// waiting: on the GPU an asynchronous copy on the stream the step's kernels
-/// and its replay run on, so they read the new bytes and the host goes on
-/// (a fed row, a `step` leaf: a synchronous copy cost a round trip to the
-/// GPU, 8-10 us, every step). `staging` must stay as it is until the next
-/// synchronizeBuffers(). The host runtime copies at once.
+/// run on, so they read the new bytes and the host goes on (a fed row, a
+/// `step` leaf: a synchronous copy cost a round trip to the GPU, 8-10 us,
+/// every step); made while a step is recorded, it becomes a memcpy node of
+/// the recording (StepReplay.h's StagedCopy). `staging` must stay as it is
+/// until the next synchronizeBuffers(). The host runtime copies at once.
 void copyFromStaging(void *buffer, const void *staging, size_t bytes);
 /// Copies from staging memory into a buffer on a stream of its own, from any
 /// thread (a feed's thread copies the next step's rows while the step before
