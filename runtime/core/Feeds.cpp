@@ -135,39 +135,36 @@ void Feeds::open(const std::vector<std::string> &ids, const std::string &inputs,
     threaded = threaded || f.rowBytes >= kThreadedRowBytes;
     feeds.push_back(std::move(f));
   }
-  // Both slots now: the thread must not allocate (nor resize the session's
-  // table of slots) while the step's thread runs.
+  // Both slots (and buffers) now: the thread must not allocate, nor touch
+  // the session's tables, while the step's thread runs.
   staged = buffersOnDevice();
   if (staged)
-    for (Feed &f : feeds)
-      for (int slot : {0, 1}) {
-        size_t index = session().visibleInputs()[f.input];
-        session().inputStaging(index, slot);
+    for (Feed &f : feeds) {
+      f.index = session().visibleInputs()[f.input];
+      for (int p : {0, 1}) {
+        f.slots[p] = session().inputStaging(f.index, p);
         if (threaded)
-          f.buffers[slot] = session().inputBufferOf(index, slot);
+          f.buffers[p] = session().inputBufferOf(f.index, p);
       }
+    }
   if (threaded)
     thread = std::thread([this] { worker(); });
 }
 
 void Feeds::stage(int64_t step) {
-  Session &s = session();
   for (Feed &f : feeds)
     if (f.rowBytes)
-      std::memcpy(s.inputStaging(s.visibleInputs()[f.input], step & 1),
+      std::memcpy(f.slots[step & 1],
                   f.data + feedRow(step, f.rows, seed) * f.rowBytes,
                   f.rowBytes);
 }
 
 void Feeds::stageAndCopy(int64_t step) {
   stage(step);
-  Session &s = session();
   int p = step & 1;
   for (Feed &f : feeds)
     if (f.rowBytes)
-      f.marks[p] = copyAside(
-          f.buffers[p], s.inputStaging(s.visibleInputs()[f.input], p),
-          f.rowBytes);
+      f.marks[p] = copyAside(f.buffers[p], f.slots[p], f.rowBytes);
 }
 
 void Feeds::touch(int64_t step) {
@@ -205,10 +202,9 @@ void Feeds::beginStep(int64_t step) {
   if (staged && !threaded) {
     // Small rows: staged here, copied as the step's first work.
     stage(step);
-    Session &s = session();
     for (Feed &f : feeds)
       if (f.rowBytes)
-        s.setInputStaged(s.visibleInputs()[f.input], step & 1);
+        session().setInputStaged(f.index, step & 1);
     return;
   }
   if (staged) {
@@ -224,13 +220,12 @@ void Feeds::beginStep(int64_t step) {
     }
     if (!ready)
       stageAndCopy(step);
-    Session &s = session();
     for (Feed &f : feeds) {
       if (!f.rowBytes)
         continue;
       waitCopyAside(f.marks[p]);
       f.marks[p] = nullptr;
-      s.useInputBuffer(s.visibleInputs()[f.input], f.buffers[p]);
+      session().useInputBuffer(f.index, f.buffers[p]);
     }
     // The thread fills the other parity's slot and buffer, which the step
     // before read and its copy wrote: every step ends with the GPU idle.

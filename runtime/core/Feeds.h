@@ -66,9 +66,14 @@ private:
     const char *data = nullptr; // the mapped rows
     void *map = nullptr;
     size_t mapBytes = 0;
-    // GPU buffers, rows read ahead by the thread: the input's buffer for
-    // each step parity, and the mark of the copy into it (copyAside) that
-    // the step of that parity waits for; null once waited for.
+    // GPU buffers: the input in the session's numbering, and its pinned
+    // staging slot for each step parity (set once by open(): the thread
+    // then never calls into the session). Rows read ahead by the thread:
+    // also the input's buffer for each parity, and the mark of the copy into
+    // it (copyAside) that the step of that parity waits for; null once
+    // waited for.
+    size_t index = 0;
+    void *slots[2] = {nullptr, nullptr};
     void *buffers[2] = {nullptr, nullptr};
     void *marks[2] = {nullptr, nullptr};
   };
