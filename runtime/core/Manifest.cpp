@@ -42,9 +42,8 @@ bool parseMessageLine(const std::string &kind, std::istringstream &l,
     l >> event;
     EventInfo &e = events.at(event);
     l >> e.bucket;
-    for (double &p : e.predicted)
-      if (!(l >> p))
-        p = -1;
+    auto &p = e.predicted;
+    p.known = bool(l >> p.ready >> p.start >> p.reduce >> p.exposed);
   } else if (kind == "fill") {
     size_t event;
     int dtype;

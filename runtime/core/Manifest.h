@@ -46,8 +46,11 @@ struct EventInfo {
   int64_t fillInt = 0;
   int bucket = -1;          // the DDP bucket an allreduce reduces (`bucket`)
   // What the machine model predicted for the bucket (--bucket-cap-mb auto),
-  // in seconds into the step: ready, start, reduce, exposed; -1: nothing.
-  double predicted[4] = {-1, -1, -1, -1};
+  // in seconds into the step; `known` false: nothing was.
+  struct {
+    bool known = false;
+    double ready = 0, start = 0, reduce = 0, exposed = 0;
+  } predicted;
 };
 /// A kernel's index check (rankc_rt_index_error names its node).
 struct IndexCheck {

@@ -170,11 +170,11 @@ void Session::step() {
     // for each bucket (--bucket-cap-mb auto), placed from this step's start.
     if (!micro)
       for (const EventInfo &e : program.events)
-        if (e.bucket >= 0 && e.predicted[2] >= 0)
+        if (e.bucket >= 0 && e.predicted.known)
           trace.push_back({"bucket " + std::to_string(e.bucket) +
                                " (predicted)",
-                           "predicted", begin + e.predicted[1],
-                           begin + e.predicted[1] + e.predicted[2]});
+                           "predicted", begin + e.predicted.start,
+                           begin + e.predicted.start + e.predicted.reduce});
   }
   currentStep = nullptr;
   if (stepTimes.size() == 1)

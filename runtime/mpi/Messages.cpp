@@ -278,14 +278,14 @@ void rankc_rt_wait(int64_t handle) {
     if (spins > 1000)
       std::this_thread::sleep_for(std::chrono::microseconds(50));
   }
-  double waited = now() - blockedFrom;
+  double completed = now(), waited = completed - blockedFrom;
   if (session().currentStep) {
     session().currentStep->blocked += waited;
     // A bucket's reduction, for --stats beside the model's prediction.
     if (r.event >= 0 && session().events()[r.event].bucket >= 0) {
       BucketTimes &b = session().bucketTimes[r.event];
       b.start += r.started - session().stepBegin;
-      b.end += now() - session().stepBegin;
+      b.end += completed - session().stepBegin;
       b.exposed += waited;
       ++b.steps;
     }

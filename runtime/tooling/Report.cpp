@@ -99,12 +99,12 @@ std::string bucketsJson() {
     snprintf(buf, sizeof buf, "{\"index\": %d, \"event\": %zu",
              events[e].bucket, e);
     out += buf;
-    const double *p = events[e].predicted;
-    if (p[2] >= 0) {
+    const auto &p = events[e].predicted;
+    if (p.known) {
       snprintf(buf, sizeof buf,
                ", \"predicted\": {\"ready\": %.6f, \"start\": %.6f, "
                "\"reduce\": %.6f, \"end\": %.6f, \"exposed\": %.6f}",
-               p[0], p[1], p[2], p[1] + p[2], p[3]);
+               p.ready, p.start, p.reduce, p.start + p.reduce, p.exposed);
       out += buf;
     }
     auto it = session().bucketTimes.find(int(e));
