@@ -250,12 +250,12 @@ LogicalResult writePlan(ModuleOp module, llvm::raw_ostream &os) {
     llvm::json::Object bucket{
         {"params", b.params}, {"dtype", b.dtype}, {"bytes", b.bytes}};
     if (b.reduce) {
-      bucket["predicted"] = llvm::json::Object{{"ready_seconds", *b.ready},
-                                               {"start_seconds", *b.start},
-                                               {"reduce_seconds", *b.reduce}};
+      llvm::json::Object predicted{{"ready_seconds", *b.ready},
+                                   {"start_seconds", *b.start},
+                                   {"reduce_seconds", *b.reduce}};
       if (b.exposed)
-        bucket["predicted"].getAsObject()->try_emplace("exposed_seconds",
-                                                       *b.exposed);
+        predicted["exposed_seconds"] = *b.exposed;
+      bucket["predicted"] = std::move(predicted);
     }
     buckets.push_back(std::move(bucket));
   }
