@@ -8,12 +8,15 @@
 // changes nothing, so the fast GEMM computes the same contraction 10x
 // faster than the exact f32 one. This pass, on tensors (where each operand
 // has one producer), marks each contraction whose two operands are such
-// widened values with `rankc.narrow_operands = bf16` (or f16);
+// widened values with `rankc.narrow_operands = bf16` (or f16): directly,
+// or moved by layout ops, padding of exact constants and copies (a bf16
+// convolution's im2col GEMM, dag-format.md v3's rule for conv);
 // rankc-gpu-library-calls then asks for the fast compute type.
 //
 //===----------------------------------------------------------------------===//
 
 #include "rankc/Codegen/CUDA/Passes.h"
+#include "mlir/IR/Matchers.h"
 
 namespace rankc {
 #define GEN_PASS_DEF_RANKCGPUNARROWCONTRACTIONS
@@ -24,29 +27,65 @@ using namespace mlir;
 
 namespace {
 
-/// The float type every element of `v` was widened from, through layout
-/// ops (transposes, reshapes, slices) to a linalg.generic whose yielded
-/// value is an arith.extf; null when not known.
-Type widenedFrom(Value v) {
-  while (Operation *def = v.getDefiningOp()) {
-    if (auto t = dyn_cast<linalg::TransposeOp>(def)) {
-      v = t.getInput();
-    } else if (isa<tensor::CollapseShapeOp, tensor::ExpandShapeOp,
-                   tensor::ExtractSliceOp, tensor::CastOp>(def)) {
-      v = def->getOperand(0);
-    } else if (auto g = dyn_cast<linalg::GenericOp>(def)) {
-      auto yield = cast<linalg::YieldOp>(g.getBody()->getTerminator());
-      unsigned i = cast<OpResult>(v).getResultNumber();
-      auto ext = yield.getOperand(i).getDefiningOp<arith::ExtFOp>();
-      if (!ext)
-        return {};
-      Type narrow = ext.getIn().getType();
-      return narrow.isBF16() || narrow.isF16() ? narrow : Type();
-    } else {
-      return {};
-    }
+/// How deep the search below follows a value's producers: the chains it
+/// sees (casts, pads, im2col copies, reshapes) are a few ops long; the
+/// bound keeps a tree of insert_slices from costing more than that.
+constexpr int kMaxDepth = 32;
+
+/// Whether every element of `v` is exactly a value of the float type
+/// `narrow`: an arith.extf from it, a fill or splat of a constant that
+/// converts to it without loss (a convolution's zero padding), or any
+/// number of ops that only move such elements: layout ops (transposes,
+/// reshapes, slices), an insert_slice of such a value into another (the
+/// padded, input-dilated x of a convolution), and a linalg.generic whose
+/// result yields one of its operands' elements unchanged (im2col's copy of
+/// the windows).
+bool allNarrow(Value v, FloatType narrow, int depth = 0) {
+  if (depth > kMaxDepth)
+    return false;
+  auto exact = [&](Attribute a) {
+    auto f = dyn_cast_or_null<FloatAttr>(a);
+    if (!f)
+      return false;
+    bool losesInfo = false;
+    APFloat x = f.getValue();
+    x.convert(narrow.getFloatSemantics(), APFloat::rmNearestTiesToEven,
+              &losesInfo);
+    return !losesInfo;
+  };
+  Operation *def = v.getDefiningOp();
+  if (!def)
+    return false;
+  if (auto ext = dyn_cast<arith::ExtFOp>(def))
+    return getElementTypeOrSelf(ext.getIn().getType()) == narrow;
+  if (auto c = dyn_cast<arith::ConstantOp>(def)) {
+    auto splat = dyn_cast<SplatElementsAttr>(c.getValue());
+    return exact(splat ? splat.getSplatValue<Attribute>() : c.getValue());
   }
-  return {};
+  if (auto t = dyn_cast<linalg::TransposeOp>(def))
+    return allNarrow(t.getInput(), narrow, depth + 1);
+  if (isa<tensor::CollapseShapeOp, tensor::ExpandShapeOp,
+          tensor::ExtractSliceOp, tensor::CastOp>(def))
+    return allNarrow(def->getOperand(0), narrow, depth + 1);
+  if (auto ins = dyn_cast<tensor::InsertSliceOp>(def))
+    return allNarrow(ins.getSource(), narrow, depth + 1) &&
+           allNarrow(ins.getDest(), narrow, depth + 1);
+  if (auto fill = dyn_cast<linalg::FillOp>(def)) {
+    Attribute c;
+    return matchPattern(fill.getInputs()[0], m_Constant(&c)) && exact(c);
+  }
+  auto g = dyn_cast<linalg::GenericOp>(def);
+  if (!g)
+    return false;
+  auto yield = cast<linalg::YieldOp>(g.getBody()->getTerminator());
+  Value y = yield.getOperand(cast<OpResult>(v).getResultNumber());
+  if (auto ext = y.getDefiningOp<arith::ExtFOp>())
+    return ext.getIn().getType() == narrow;
+  // An element of an operand, unchanged: a copy, gather or im2col.
+  auto arg = dyn_cast<BlockArgument>(y);
+  if (!arg || arg.getOwner() != g.getBody())
+    return false;
+  return allNarrow(g->getOperand(arg.getArgNumber()), narrow, depth + 1);
 }
 
 struct GpuNarrowContractionsPass
@@ -58,10 +97,13 @@ struct GpuNarrowContractionsPass
           !linalg::isaContractionOpInterface(op) ||
           !getElementTypeOrSelf(op.getDpsInits()[0].getType()).isF32())
         return;
-      Type a = widenedFrom(op.getDpsInputs()[0]),
-           b = widenedFrom(op.getDpsInputs()[1]);
-      if (a && a == b)
-        op->setAttr(rankc::kNarrowOperands, TypeAttr::get(a));
+      Builder b(op.getContext());
+      for (FloatType narrow : {b.getBF16Type(), b.getF16Type()})
+        if (allNarrow(op.getDpsInputs()[0], narrow) &&
+            allNarrow(op.getDpsInputs()[1], narrow)) {
+          op->setAttr(rankc::kNarrowOperands, TypeAttr::get(narrow));
+          return;
+        }
     });
   }
 };

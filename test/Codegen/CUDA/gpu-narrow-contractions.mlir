@@ -49,3 +49,64 @@ func.func @mixed(%a: tensor<4x8xbf16>, %b: tensor<8x16xf32>) -> tensor<4x16xf32>
   %r = linalg.matmul ins(%wa, %b : tensor<4x8xf32>, tensor<8x16xf32>) outs(%c : tensor<4x16xf32>) -> tensor<4x16xf32>
   return %r : tensor<4x16xf32>
 }
+
+// A bf16 convolution as the frontend builds it (dag-format.md v3): x
+// widened, padded into zeros, its windows copied out (im2col), then one
+// GEMM with the widened weights. Zero is a bf16 value and the copy moves
+// elements unchanged: marked.
+#win = affine_map<(c, k, e) -> (c, e + k)>
+#cols = affine_map<(c, k, e) -> (c, k, e)>
+#mA = affine_map<(o, e, c, k) -> (o, c, k)>
+#mB = affine_map<(o, e, c, k) -> (c, k, e)>
+#mC = affine_map<(o, e, c, k) -> (o, e)>
+// CHECK-LABEL: func.func @conv_im2col
+// CHECK: linalg.generic {{.*}}rankc.narrow_operands = bf16
+func.func @conv_im2col(%x: tensor<2x6xbf16>, %w: tensor<4x2x3xbf16>) -> tensor<4x6xf32> {
+  %z = arith.constant 0.0 : f32
+  %xe = arith.extf %x : tensor<2x6xbf16> to tensor<2x6xf32>
+  %we = arith.extf %w : tensor<4x2x3xbf16> to tensor<4x2x3xf32>
+  %pe = tensor.empty() : tensor<2x8xf32>
+  %p0 = linalg.fill ins(%z : f32) outs(%pe : tensor<2x8xf32>) -> tensor<2x8xf32>
+  %p = tensor.insert_slice %xe into %p0[0, 1] [2, 6] [1, 1] : tensor<2x6xf32> into tensor<2x8xf32>
+  %ce = tensor.empty() : tensor<2x3x6xf32>
+  %cols = linalg.generic {indexing_maps = [#win, #cols], iterator_types = ["parallel", "parallel", "parallel"]}
+      ins(%p : tensor<2x8xf32>) outs(%ce : tensor<2x3x6xf32>) {
+  ^bb0(%v: f32, %o: f32):
+    linalg.yield %v : f32
+  } -> tensor<2x3x6xf32>
+  %oe = tensor.empty() : tensor<4x6xf32>
+  %o0 = linalg.fill ins(%z : f32) outs(%oe : tensor<4x6xf32>) -> tensor<4x6xf32>
+  %r = linalg.generic {indexing_maps = [#mA, #mB, #mC], iterator_types = ["parallel", "parallel", "reduction", "reduction"]}
+      ins(%we, %cols : tensor<4x2x3xf32>, tensor<2x3x6xf32>) outs(%o0 : tensor<4x6xf32>) {
+  ^bb0(%a: f32, %b: f32, %acc: f32):
+    %m = arith.mulf %a, %b : f32
+    %s = arith.addf %acc, %m : f32
+    linalg.yield %s : f32
+  } -> tensor<4x6xf32>
+  return %r : tensor<4x6xf32>
+}
+
+// The same with padding of 0.1, which bf16 cannot hold exactly: the fast
+// GEMM would round it. Not marked.
+// CHECK-LABEL: func.func @pad_not_bf16
+// CHECK-NOT: rankc.narrow_operands
+// CHECK: return
+func.func @pad_not_bf16(%x: tensor<2x6xbf16>, %w: tensor<4x2x8xbf16>) -> tensor<4xf32> {
+  %z = arith.constant 0.0 : f32
+  %pad = arith.constant 0.1 : f32
+  %xe = arith.extf %x : tensor<2x6xbf16> to tensor<2x6xf32>
+  %we = arith.extf %w : tensor<4x2x8xbf16> to tensor<4x2x8xf32>
+  %pe = tensor.empty() : tensor<2x8xf32>
+  %p0 = linalg.fill ins(%pad : f32) outs(%pe : tensor<2x8xf32>) -> tensor<2x8xf32>
+  %p = tensor.insert_slice %xe into %p0[0, 1] [2, 6] [1, 1] : tensor<2x6xf32> into tensor<2x8xf32>
+  %oe = tensor.empty() : tensor<4xf32>
+  %o0 = linalg.fill ins(%z : f32) outs(%oe : tensor<4xf32>) -> tensor<4xf32>
+  %r = linalg.generic {indexing_maps = [affine_map<(o, c, k) -> (o, c, k)>, affine_map<(o, c, k) -> (c, k)>, affine_map<(o, c, k) -> (o)>], iterator_types = ["parallel", "reduction", "reduction"]}
+      ins(%we, %p : tensor<4x2x8xf32>, tensor<2x8xf32>) outs(%o0 : tensor<4xf32>) {
+  ^bb0(%a: f32, %b: f32, %acc: f32):
+    %m = arith.mulf %a, %b : f32
+    %s = arith.addf %acc, %m : f32
+    linalg.yield %s : f32
+  } -> tensor<4xf32>
+  return %r : tensor<4xf32>
+}
