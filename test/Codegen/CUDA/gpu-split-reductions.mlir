@@ -163,12 +163,16 @@ func.func @one_loop_unit(%x: tensor<2048x16xf32>, %s: tensor<2048x1xf32>, %init:
 // A reduction that reads its loop indices (cross-entropy's pick of each
 // row's target logit: linalg.index of the reduced loop) reads them from an
 // iota input instead, whose map follows the loops when they are split
-// (linalg.index would not), and is split like any other.
+// (linalg.index would not), and is split like any other: as rows, since
+// the logits (the largest input, not the targets before them) are read
+// along their contiguous dimension: partial j of a row takes logits j,
+// j + 512, ..., the partials' dimension last.
 // CHECK-LABEL: func.func @picks(
 // CHECK: %[[IOTA:.*]] = linalg.generic {{.*}} outs(%{{.*}} : tensor<8192xi64>)
 // CHECK: linalg.index 0
-// CHECK: %[[I2:.*]] = tensor.expand_shape %[[IOTA]] {{\[}}[0, 1]] output_shape [512, 16]
-// CHECK: linalg.generic {{.*}} ins(%{{.*}}, %{{.*}}, %[[I2]] : tensor<16xi64>, tensor<16x512x16xf32>, tensor<512x16xi64>) outs(%{{.*}} : tensor<512x16xf32>)
+// CHECK: %[[X3:.*]] = tensor.expand_shape %arg1 {{\[}}[0], [1, 2]] output_shape [16, 16, 512]
+// CHECK: %[[I2:.*]] = tensor.expand_shape %[[IOTA]] {{\[}}[0, 1]] output_shape [16, 512]
+// CHECK: linalg.generic {{.*}} iterator_types = ["parallel", "reduction", "parallel"]} ins(%{{.*}}, %[[X3]], %[[I2]] : tensor<16xi64>, tensor<16x16x512xf32>, tensor<16x512xi64>) outs(%{{.*}} : tensor<16x512xf32>)
 // CHECK-NOT: linalg.index
 // CHECK: arith.cmpi eq
 // CHECK: return
