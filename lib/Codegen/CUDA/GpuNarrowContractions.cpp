@@ -32,6 +32,52 @@ namespace {
 /// bound keeps a tree of insert_slices from costing more than that.
 constexpr int kMaxDepth = 32;
 
+bool allNarrow(Value v, FloatType narrow, int depth = 0);
+
+/// Whether every element of a chain of insert_slices ending in `top` is
+/// narrow: each inserted value is, and so is what they are inserted into,
+/// or that is a tensor.empty that the slices cover exactly (a concat
+/// written as insert_slices: q, k and v's gradients side by side).
+bool insertsNarrow(tensor::InsertSliceOp top, FloatType narrow, int depth) {
+  SmallVector<tensor::InsertSliceOp> chain;
+  Value base = top.getResult();
+  while (auto ins = base.getDefiningOp<tensor::InsertSliceOp>()) {
+    if (int(chain.size()) > kMaxDepth ||
+        !allNarrow(ins.getSource(), narrow, depth + 1))
+      return false;
+    chain.push_back(ins);
+    base = ins.getDest();
+  }
+  if (!base.getDefiningOp<tensor::EmptyOp>())
+    return allNarrow(base, narrow, depth + 1);
+  // Static slices of unit strides, pairwise disjoint, whose volumes sum to
+  // the whole: every element of the empty tensor is overwritten.
+  auto type = cast<RankedTensorType>(base.getType());
+  if (!type.hasStaticShape())
+    return false;
+  int64_t covered = 0;
+  for (auto [i, a] : llvm::enumerate(chain)) {
+    if (!a.hasUnitStride() ||
+        ShapedType::isDynamicShape(a.getStaticOffsets()) ||
+        ShapedType::isDynamicShape(a.getStaticSizes()))
+      return false;
+    int64_t volume = 1;
+    for (int64_t size : a.getStaticSizes())
+      volume *= size;
+    covered += volume;
+    for (tensor::InsertSliceOp b : ArrayRef(chain).take_front(i)) {
+      bool apart = false;
+      for (auto [ao, as, bo, bs] :
+           llvm::zip(a.getStaticOffsets(), a.getStaticSizes(),
+                     b.getStaticOffsets(), b.getStaticSizes()))
+        apart |= ao + as <= bo || bo + bs <= ao;
+      if (!apart)
+        return false;
+    }
+  }
+  return covered == type.getNumElements();
+}
+
 /// Whether every element of `v` is exactly a value of the float type
 /// `narrow`: an arith.extf from it, a fill or splat of a constant that
 /// converts to it without loss (a convolution's zero padding), or any
@@ -40,7 +86,7 @@ constexpr int kMaxDepth = 32;
 /// padded, input-dilated x of a convolution), and a linalg.generic whose
 /// result yields one of its operands' elements unchanged (im2col's copy of
 /// the windows).
-bool allNarrow(Value v, FloatType narrow, int depth = 0) {
+bool allNarrow(Value v, FloatType narrow, int depth) {
   if (depth > kMaxDepth)
     return false;
   auto exact = [&](Attribute a) {
@@ -68,8 +114,7 @@ bool allNarrow(Value v, FloatType narrow, int depth = 0) {
           tensor::ExtractSliceOp, tensor::CastOp>(def))
     return allNarrow(def->getOperand(0), narrow, depth + 1);
   if (auto ins = dyn_cast<tensor::InsertSliceOp>(def))
-    return allNarrow(ins.getSource(), narrow, depth + 1) &&
-           allNarrow(ins.getDest(), narrow, depth + 1);
+    return insertsNarrow(ins, narrow, depth);
   if (auto fill = dyn_cast<linalg::FillOp>(def)) {
     Attribute c;
     return matchPattern(fill.getInputs()[0], m_Constant(&c)) && exact(c);

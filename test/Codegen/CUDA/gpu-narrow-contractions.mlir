@@ -110,3 +110,27 @@ func.func @pad_not_bf16(%x: tensor<2x6xbf16>, %w: tensor<4x2x8xbf16>) -> tensor<
   } -> tensor<4xf32>
   return %r : tensor<4xf32>
 }
+
+// A concat written as insert_slices into an empty tensor (q, k and v's
+// gradients side by side) that the slices cover exactly: marked. Covering
+// half of it leaves the other half undefined, not bf16: not marked.
+// CHECK-LABEL: func.func @concat
+// CHECK: linalg.matmul {rankc.narrow_operands = bf16}
+// CHECK: linalg.matmul ins
+// CHECK-NOT: rankc.narrow_operands
+// CHECK: return
+func.func @concat(%a: tensor<4x8xbf16>, %b: tensor<4x8xbf16>, %w: tensor<16x16xbf16>) -> (tensor<4x16xf32>, tensor<4x16xf32>) {
+  %ea = arith.extf %a : tensor<4x8xbf16> to tensor<4x8xf32>
+  %eb = arith.extf %b : tensor<4x8xbf16> to tensor<4x8xf32>
+  %ew = arith.extf %w : tensor<16x16xbf16> to tensor<16x16xf32>
+  %e = tensor.empty() : tensor<4x16xf32>
+  %c0 = tensor.insert_slice %ea into %e[0, 0] [4, 8] [1, 1] : tensor<4x8xf32> into tensor<4x16xf32>
+  %c = tensor.insert_slice %eb into %c0[0, 8] [4, 8] [1, 1] : tensor<4x8xf32> into tensor<4x16xf32>
+  %z = arith.constant 0.0 : f32
+  %oe = tensor.empty() : tensor<4x16xf32>
+  %o = linalg.fill ins(%z : f32) outs(%oe : tensor<4x16xf32>) -> tensor<4x16xf32>
+  %r = linalg.matmul ins(%c, %ew : tensor<4x16xf32>, tensor<16x16xf32>) outs(%o : tensor<4x16xf32>) -> tensor<4x16xf32>
+  %h = tensor.insert_slice %ea into %e[0, 0] [4, 8] [1, 1] : tensor<4x8xf32> into tensor<4x16xf32>
+  %r2 = linalg.matmul ins(%h, %ew : tensor<4x16xf32>, tensor<16x16xf32>) outs(%o : tensor<4x16xf32>) -> tensor<4x16xf32>
+  return %r, %r2 : tensor<4x16xf32>, tensor<4x16xf32>
+}

@@ -183,6 +183,29 @@ func.func @partials(%a: memref<16x128x64xf32>, %s: memref<16x64xf32>) {
   return
 }
 
+// The same partials beside small inputs that each output does not read
+// all of (cross-entropy's pick of the target logits after its split: the
+// rows' targets, an iota of the classes): those would be reused by a 4x4
+// tile, but the logits, read once per output, are what costs. One thread
+// per output still.
+// CHECK-LABEL: func.func @partials_pick(
+// CHECK-NOT: [4, 4] [1, 1]
+// CHECK: scf.for %{{.*}} = %{{.*}} to %c128
+// CHECK-NOT: [4, 4] [1, 1]
+// CHECK: return
+func.func @partials_pick(%t: memref<16xi64>, %a: memref<16x128x64xf32>, %iota: memref<128x64xi64>, %s: memref<16x64xf32>) {
+  %zero = arith.constant 0.0 : f32
+  linalg.generic {indexing_maps = [affine_map<(d0, d1, d2) -> (d0)>, affine_map<(d0, d1, d2) -> (d0, d1, d2)>, affine_map<(d0, d1, d2) -> (d1, d2)>, affine_map<(d0, d1, d2) -> (d0, d2)>], iterator_types = ["parallel", "reduction", "parallel"]}
+      ins(%t, %a, %iota : memref<16xi64>, memref<16x128x64xf32>, memref<128x64xi64>) outs(%s : memref<16x64xf32>) {
+  ^bb0(%target: i64, %x: f32, %k: i64, %acc: f32):
+    %hit = arith.cmpi eq, %k, %target : i64
+    %v = arith.select %hit, %x, %zero : f32
+    %r = arith.addf %acc, %v : f32
+    linalg.yield %r : f32
+  }
+  return
+}
+
 // A parameter's update reading its gradient inside a bucket (a view at an
 // offset that is a multiple of 4): still 16-byte vector loads. At an odd
 // offset the loads would be misaligned: scalar.
