@@ -25,7 +25,12 @@ void rankc::buildBufferizationPipeline(mlir::OpPassManager &pm) {
   bufferize.bufferizeFunctionBoundaries = true;
   bufferize.functionBoundaryTypeConversion =
       mlir::bufferization::LayoutMapOption::IdentityLayoutMap;
+  // A function with a value of many uses (a schedule whose input every
+  // part reads) is bufferized in segments: one-shot's analysis is
+  // quadratic in the uses of one value.
+  pm.addPass(rankc::createRankcOutlineBufferizationSegments());
   pm.addPass(mlir::bufferization::createOneShotBufferizePass(bufferize));
+  pm.addPass(rankc::createRankcInlineBufferizationSegments());
   // What parts return, written where their callers allocate: buffers the
   // step's memory plan (rankc-plan-buffers, in each backend) can place.
   if (rankc::planBuffersEnabled()) {

@@ -170,6 +170,42 @@ def RankcStepMemory : Pass<"rankc-step-memory", "mlir::ModuleOp"> {
   }];
 }
 
+def RankcOutlineBufferizationSegments
+    : Pass<"rankc-outline-bufferization-segments", "mlir::ModuleOp"> {
+  let summary = "Cut functions with a value of many uses into segments for one-shot-bufferize";
+  let description = [{
+    One-shot-bufferize's analysis is quadratic in the uses of one tensor
+    (it gathers every read of every alias of an operand's value for each
+    operand). A function in which some value has more than `max-uses`
+    uses (a schedule whose program input every part reads) is cut into
+    consecutive runs of `segment` ops, each moved into a private function
+    marked `rankc.bufferization_segment` and called in its place (values
+    from before a run are its arguments, values used after it its
+    results; scalar constants are cloned). Functions without such a value
+    are left as they are. rankc-inline-bufferization-segments undoes it
+    after bufferization.
+  }];
+  let options = [
+    Option<"maxUses", "max-uses", "int64_t", /*default=*/"256",
+           "Cut only functions with a value used more than this many times">,
+    Option<"segment", "segment", "int64_t", /*default=*/"64",
+           "Ops per segment">,
+  ];
+  let dependentDialects = ["mlir::func::FuncDialect"];
+}
+
+def RankcInlineBufferizationSegments
+    : Pass<"rankc-inline-bufferization-segments", "mlir::ModuleOp"> {
+  let summary = "Move the ops of bufferization segments back into their one caller";
+  let description = [{
+    After one-shot-bufferize: each function marked
+    `rankc.bufferization_segment` by rankc-outline-bufferization-segments
+    has its ops moved to its one call site (its arguments replaced by the
+    call's operands, the call's results by what it returned) and is
+    erased, so that later passes see one function again.
+  }];
+}
+
 def RankcPartOutParams : Pass<"rankc-part-out-params", "mlir::ModuleOp"> {
   let summary = "Parts write their results into buffers their callers allocate";
   let description = [{
