@@ -5,6 +5,7 @@
 #include "mlir/Dialect/Bufferization/Transforms/Passes.h"
 #include "mlir/Transforms/Passes.h"
 
+#include <cstdio>
 #include <cstdlib>
 #include <string_view>
 
@@ -28,7 +29,17 @@ void rankc::buildBufferizationPipeline(mlir::OpPassManager &pm) {
   // A function with a value of many uses (a schedule whose input every
   // part reads) is bufferized in segments: one-shot's analysis is
   // quadratic in the uses of one value.
-  pm.addPass(rankc::createRankcOutlineBufferizationSegments());
+  // RANKC_BUFFERIZATION_SEGMENTS=MAX_USES:SEGMENT overrides the defaults
+  // (the random programs' tests cut every function this way).
+  rankc::RankcOutlineBufferizationSegmentsOptions segments;
+  if (const char *env = std::getenv("RANKC_BUFFERIZATION_SEGMENTS")) {
+    long long maxUses = 0, segment = 0;
+    if (std::sscanf(env, "%lld:%lld", &maxUses, &segment) == 2) {
+      segments.maxUses = maxUses;
+      segments.segment = segment;
+    }
+  }
+  pm.addPass(rankc::createRankcOutlineBufferizationSegments(segments));
   pm.addPass(mlir::bufferization::createOneShotBufferizePass(bufferize));
   pm.addPass(rankc::createRankcInlineBufferizationSegments());
   // What parts return, written where their callers allocate: buffers the
