@@ -75,20 +75,27 @@ bool clonable(Value v) {
          def->getNumOperands() == 0 && !isa<ShapedType>(v.getType());
 }
 
+/// A scalar constant: it stays in the function (and counts for no
+/// segment's size); each segment clones those it uses.
+bool staysInFunction(Operation &op) {
+  return op.getNumResults() == 1 && clonable(op.getResult(0));
+}
+
 /// Moves the ops [begin, end) of `fn`'s body into a new private function
 /// `name` placed before `fn`, and calls it in their place.
 void outlineRun(func::FuncOp fn, Block::iterator begin, Block::iterator end,
                 StringRef name, SymbolTable &symbols) {
   Block &body = fn.getBody().front();
   MLIRContext *ctx = fn.getContext();
-  // Scalar constants stay where they are (a segment clones those it uses).
-  auto stays = [](Operation &op) {
-    return op.getNumResults() == 1 && clonable(op.getResult(0));
-  };
+  // In block order: the segment's arguments and results follow it, so
+  // that the build does not depend on pointers.
+  SmallVector<Operation *> run;
   llvm::SmallPtrSet<Operation *, 32> inRun;
   for (Operation &op : llvm::make_range(begin, end))
-    if (!stays(op))
+    if (!staysInFunction(op)) {
+      run.push_back(&op);
       inRun.insert(&op);
+    }
   // Defined in `body` outside the run (an argument or an earlier op).
   auto fromOutside = [&](Value v) {
     if (auto arg = dyn_cast<BlockArgument>(v))
@@ -97,22 +104,19 @@ void outlineRun(func::FuncOp fn, Block::iterator begin, Block::iterator end,
     return def->getBlock() == &body && !inRun.contains(def);
   };
   llvm::SetVector<Value> inputs, constants;
-  for (Operation *op : inRun)
+  for (Operation *op : run)
     op->walk([&](Operation *nested) {
       for (Value v : nested->getOperands())
         if (fromOutside(v))
           (clonable(v) ? constants : inputs).insert(v);
     });
   llvm::SetVector<Value> outputs;
-  for (Operation &op : llvm::make_range(begin, end)) {
-    if (!inRun.contains(&op))
-      continue;
-    for (Value r : op.getResults())
+  for (Operation *op : run)
+    for (Value r : op->getResults())
       if (llvm::any_of(r.getUsers(), [&](Operation *user) {
             return !inRun.contains(body.findAncestorOpInBlock(*user));
           }))
         outputs.insert(r);
-  }
 
   OpBuilder b(ctx);
   b.setInsertionPoint(fn);
@@ -130,20 +134,23 @@ void outlineRun(func::FuncOp fn, Block::iterator begin, Block::iterator end,
   Location loc = begin->getLoc();
   auto call = func::CallOp::create(b, loc, segment, inputs.getArrayRef());
   b.setInsertionPointToStart(entry);
-  IRMapping cloned;
-  for (Value c : constants)
-    cloned.map(c, b.clone(*c.getDefiningOp())->getResult(0));
-  for (Operation &op : llvm::make_early_inc_range(llvm::make_range(
-           Block::iterator(call->getNextNode()), end)))
-    if (inRun.contains(&op))
-      op.moveBefore(entry, entry->end());
-  auto inSegment = [&](OpOperand &use) {
-    return segment->isProperAncestor(use.getOwner());
-  };
+  // What the run's operands become inside: arguments and clones. Set by
+  // walking the run's operands, not the values' uses: a program input
+  // read by every part has thousands of uses, and each segment would walk
+  // them all.
+  IRMapping inside;
   for (auto [v, arg] : llvm::zip(inputs, entry->getArguments()))
-    Value(v).replaceUsesWithIf(arg, inSegment);
+    inside.map(v, arg);
   for (Value c : constants)
-    c.replaceUsesWithIf(cloned.lookup(c), inSegment);
+    inside.map(c, b.clone(*c.getDefiningOp())->getResult(0));
+  for (Operation *op : run) {
+    op->moveBefore(entry, entry->end());
+    op->walk([&](Operation *nested) {
+      for (OpOperand &operand : nested->getOpOperands())
+        if (Value v = inside.lookupOrNull(operand.get()))
+          operand.set(v);
+    });
+  }
   b.setInsertionPointToEnd(entry);
   func::ReturnOp::create(b, loc, outputs.getArrayRef());
   for (auto [v, result] : llvm::zip(outputs, call.getResults()))
@@ -178,8 +185,7 @@ struct OutlineBufferizationSegmentsPass
       SmallVector<Block::iterator> cuts;
       int64_t n = 0;
       for (Operation &op : body.without_terminator())
-        if (!(op.getNumResults() == 1 && clonable(op.getResult(0))) &&
-            n++ % segment == 0)
+        if (!staysInFunction(op) && n++ % segment == 0)
           cuts.push_back(Block::iterator(&op));
       cuts.push_back(Block::iterator(body.getTerminator()));
       for (size_t i = 0; i + 1 < cuts.size(); ++i)
