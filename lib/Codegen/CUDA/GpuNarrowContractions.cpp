@@ -9,8 +9,9 @@
 // faster than the exact f32 one. This pass, on tensors (where each operand
 // has one producer), marks each contraction whose two operands are such
 // widened values with `rankc.narrow_operands = bf16` (or f16): directly,
-// or moved by layout ops, padding of exact constants and copies (a bf16
-// convolution's im2col GEMM, dag-format.md v3's rule for conv);
+// or moved by layout ops, padding of exact constants, copies (a bf16
+// convolution's im2col GEMM, dag-format.md v3's rule for conv) and
+// concatenation (insert_slices covering an empty tensor);
 // rankc-gpu-library-calls then asks for the fast compute type.
 //
 //===----------------------------------------------------------------------===//
