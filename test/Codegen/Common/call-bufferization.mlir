@@ -47,3 +47,36 @@ func.func @schedule(%a: tensor<4xf32>, %b: tensor<4xf32>)
   // CHECK: return %[[A]], %[[R1]], %[[R2]], %[[R0]]
   return %a, %1, %2, %0 : tensor<4xf32>, tensor<4xf32>, tensor<4xf32>, tensor<4xf32>
 }
+
+// A result that may be either argument, and one that is the second: what a
+// result aliases is read from the callee's analysis (the model's
+// getAliasingOpOperands, upstream's default asks every operand), and writes
+// into either result must leave %a and %b, read after, untouched.
+func.func private @picks(%c: i1, %x: tensor<4xf32>, %y: tensor<4xf32>)
+    -> (tensor<4xf32>, tensor<4xf32>) {
+  %r = arith.select %c, %x, %y : tensor<4xf32>
+  return %y, %r : tensor<4xf32>, tensor<4xf32>
+}
+
+// CHECK-LABEL: func.func @writes_aliases
+// CHECK-SAME: (%{{.*}}: i1, %[[A:.*]]: memref<4xf32, {{.*}}>, %[[B:.*]]: memref<4xf32, {{.*}}>)
+func.func @writes_aliases(%c: i1, %a: tensor<4xf32>, %b: tensor<4xf32>)
+    -> (tensor<4xf32>, tensor<4xf32>, tensor<4xf32>, tensor<4xf32>) {
+  // Both results are written after and each is %a's or %b's buffer, which
+  // are returned: the call gets copies of both.
+  // CHECK: memref.copy %[[A]], %[[CA:.*]] :
+  // CHECK: memref.copy %[[B]], %[[CB:.*]] :
+  // CHECK: %[[CAST_A:.*]] = memref.cast %[[CA]]
+  // CHECK: %[[CAST_B:.*]] = memref.cast %[[CB]]
+  // CHECK: %[[P:.*]]:2 = call @picks(%{{.*}}, %[[CAST_A]], %[[CAST_B]])
+  // CHECK: memref.store %{{.*}}, %[[P]]#0
+  // CHECK: memref.store %{{.*}}, %[[P]]#1
+  // CHECK: return %[[A]], %[[B]], %[[P]]#0, %[[P]]#1
+  %p:2 = call @picks(%c, %a, %b)
+    : (i1, tensor<4xf32>, tensor<4xf32>) -> (tensor<4xf32>, tensor<4xf32>)
+  %i = arith.constant 0 : index
+  %f = arith.constant 2.0 : f32
+  %w0 = tensor.insert %f into %p#0[%i] : tensor<4xf32>
+  %w1 = tensor.insert %f into %p#1[%i] : tensor<4xf32>
+  return %a, %b, %w0, %w1 : tensor<4xf32>, tensor<4xf32>, tensor<4xf32>, tensor<4xf32>
+}
