@@ -83,6 +83,9 @@ void rankc::buildCpuLoweringPipeline(mlir::OpPassManager &pm,
   pm.addNestedPass<mlir::func::FuncOp>(
       mlir::createArithToLLVMConversionPass());
   pm.addNestedPass<mlir::func::FuncOp>(mlir::createConvertIndexToLLVMPass());
+  // A function of many buffers gets them in one struct: func-to-llvm's
+  // conversion of a signature is quadratic in it.
+  rankc::addArgumentsThroughMemory(pm);
   pm.addPass(mlir::createConvertFuncToLLVMPass());
   pm.addPass(mlir::createConvertControlFlowToLLVMPass());
   if (threads > 1)

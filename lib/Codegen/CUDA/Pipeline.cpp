@@ -66,6 +66,9 @@ void rankc::buildCudaLoweringPipeline(mlir::OpPassManager &pm,
   // (Passes that see one function or kernel module at a time run nested:
   // on the threads, every host function and gpu.module on its own.)
   pm.nestAny().addPass(createSCFToControlFlowPass());
+  // A function of many buffers gets them in one struct: func-to-llvm's
+  // conversion of a signature is quadratic in it.
+  rankc::addArgumentsThroughMemory(pm);
   pm.addPass(createConvertFuncToLLVMPass());
   pm.nestAny().addPass(memref::createExpandStridedMetadataPass());
   GpuNVVMAttachTargetOptions target;

@@ -56,6 +56,16 @@ void rankc::buildBufferizationPipeline(mlir::OpPassManager &pm) {
   pm.addNestedPass<mlir::func::FuncOp>(mlir::createCanonicalizerPass());
 }
 
+void rankc::addArgumentsThroughMemory(mlir::OpPassManager &pm) {
+  rankc::RankcArgumentsThroughMemoryOptions options;
+  if (const char *env = std::getenv("RANKC_ARGUMENTS_THROUGH_MEMORY")) {
+    long long maxArguments = 0;
+    if (std::sscanf(env, "%lld", &maxArguments) == 1)
+      options.maxArguments = maxArguments;
+  }
+  pm.addPass(rankc::createRankcArgumentsThroughMemory(options));
+}
+
 void rankc::buildGlueSplittingPipeline(mlir::OpPassManager &pm) {
   pm.addPass(createRankcResultsThroughMemory());
   pm.addNestedPass<mlir::LLVM::LLVMFuncOp>(createRankcSplitGlueBlocks());

@@ -40,6 +40,11 @@ bool planBuffersEnabled();
 /// both backends.
 void buildGlueSplittingPipeline(mlir::OpPassManager &pm);
 
+/// rankc-arguments-through-memory, right before func-to-llvm on both
+/// backends. RANKC_ARGUMENTS_THROUGH_MEMORY=MAX overrides its max-arguments
+/// (the random programs' tests pass every buffer through memory this way).
+void addArgumentsThroughMemory(mlir::OpPassManager &pm);
+
 } // namespace rankc
 
 #endif // RANKC_CODEGEN_COMMON_PASSES_H

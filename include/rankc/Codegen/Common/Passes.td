@@ -84,6 +84,31 @@ def RankcResultsThroughMemory : Pass<"rankc-results-through-memory", "mlir::Modu
   ];
 }
 
+def RankcArgumentsThroughMemory : Pass<"rankc-arguments-through-memory", "mlir::ModuleOp"> {
+  let summary = "Pass a function's many buffers in its caller's memory instead of as arguments";
+  let description = [{
+    func-to-llvm converts a function's signature argument by argument, and
+    each argument's replacement asks the order of ops in the entry block
+    that the previous one's descriptor ops invalidated: time quadratic in
+    the arguments times the block (a training step's forward part takes
+    every weight and writes every activation kept for the backward: 10,000
+    memref arguments at 10^5 nodes, 31 s of the build). A private function
+    of more than `max-arguments` ranked memref arguments without argument
+    attributes, called only directly and from this module (at least once),
+    takes instead one `!llvm.ptr` first: a block of their descriptors,
+    loaded at its entry (one load a buffer, cast back to the memref so that
+    the body is unchanged). Each caller stores the descriptors into a
+    block of its own stack (an alloca of its entry block) right before the
+    call. Runs before func-to-llvm, on both backends; the casts meet the
+    descriptor casts of memref-to-llvm and fold away.
+  }];
+  let dependentDialects = ["mlir::LLVM::LLVMDialect"];
+  let options = [
+    Option<"maxArguments", "max-arguments", "int64_t", /*default=*/"64",
+           "Memref arguments a function keeps at most (at least 0)">,
+  ];
+}
+
 def RankcSplitGlueBlocks : Pass<"rankc-split-glue-blocks", "mlir::LLVM::LLVMFuncOp"> {
   let summary = "Cut the long blocks of -O0 functions into short ones, for linear code generation";
   let description = [{

@@ -1,0 +1,226 @@
+//===- ArgumentsThroughMemory.cpp - many buffers passed in memory ---------===//
+//
+// func-to-llvm rewrites a function's signature one argument at a time, and
+// each replacement of an argument checks that its new value comes before
+// each use (Operation::isBeforeInBlock), in an entry block whose op order
+// the previous argument's descriptor ops have just invalidated: every
+// argument costs a walk of the block. A training step's forward part takes
+// every weight and an out-parameter for every activation the backward
+// reads, so its arguments and its block both grow with the network: 10,000
+// arguments and a block of 200,000 ops at 10^5 nodes, 31 s of the build in
+// that one conversion. Here such a function gets its buffers' descriptors
+// in a struct its caller fills: one argument, loaded field by field at the
+// callee's entry, where nothing else is converted.
+//
+// (Pass description: include/rankc/Codegen/Common/Passes.td.)
+//
+//===----------------------------------------------------------------------===//
+
+#include "rankc/Codegen/Common/Passes.h"
+
+#include "mlir/Conversion/LLVMCommon/TypeConverter.h"
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/Dialect/LLVMIR/LLVMDialect.h"
+#include "mlir/IR/Builders.h"
+#include "mlir/IR/BuiltinOps.h"
+#include "mlir/IR/SymbolTable.h"
+#include "mlir/Interfaces/DataLayoutInterfaces.h"
+#include "llvm/ADT/BitVector.h"
+#include "llvm/Support/MathExtras.h"
+
+namespace rankc {
+#define GEN_PASS_DEF_RANKCARGUMENTSTHROUGHMEMORY
+#include "rankc/Codegen/Common/Passes.h.inc"
+} // namespace rankc
+
+using namespace mlir;
+
+namespace {
+
+/// Every use of each symbol of the module, by name: one walk for all
+/// functions (asking the uses of each function walks the module each time).
+using SymbolUsers = DenseMap<StringAttr, SmallVector<Operation *, 1>>;
+SymbolUsers symbolUsers(ModuleOp module) {
+  SymbolUsers users;
+  if (std::optional<SymbolTable::UseRange> uses =
+          SymbolTable::getSymbolUses(&module.getBodyRegion()))
+    for (const SymbolTable::SymbolUse &use : *uses)
+      users[use.getSymbolRef().getRootReference()].push_back(use.getUser());
+  return users;
+}
+
+/// The calls of `fn`, if every use of its name is a direct func.call; none
+/// if it has no caller here (an entry point: its ABI is not ours).
+std::optional<SmallVector<func::CallOp>> directCalls(func::FuncOp fn,
+                                                     const SymbolUsers &users) {
+  auto it = users.find(fn.getSymNameAttr());
+  if (it == users.end())
+    return std::nullopt;
+  SmallVector<func::CallOp> calls;
+  for (Operation *user : it->second) {
+    auto call = dyn_cast<func::CallOp>(user);
+    if (!call || call.getCallee() != fn.getSymName() || call.getArgAttrs() ||
+        call.getResAttrs())
+      return std::nullopt;
+    calls.push_back(call);
+  }
+  return calls;
+}
+
+/// The arguments that move: ranked memrefs without attributes.
+llvm::BitVector movedArguments(func::FuncOp fn) {
+  llvm::BitVector moved(fn.getNumArguments());
+  for (auto [i, type] : llvm::enumerate(fn.getArgumentTypes())) {
+    DictionaryAttr attrs = fn.getArgAttrDict(i);
+    moved[i] = isa<MemRefType>(type) && (!attrs || attrs.empty());
+  }
+  return moved;
+}
+
+/// Where each moved argument's descriptor lies in the block its caller
+/// fills: descriptors one after another, each at its own alignment. (A
+/// struct type of them all would do as well, but would be printed whole in
+/// every access: 10,000 descriptors make a type of half a megabyte.)
+struct Frame {
+  SmallVector<Type> descriptors;
+  SmallVector<int64_t> offsets;
+  /// The block, as 8-byte words (every descriptor field is 8 bytes here).
+  LLVM::LLVMArrayType type;
+};
+
+std::optional<Frame> frameFor(func::FuncOp fn, const llvm::BitVector &moved,
+                              const LLVMTypeConverter &converter) {
+  Frame frame;
+  DataLayout layout = DataLayout::closest(fn);
+  uint64_t size = 0;
+  for (int i : moved.set_bits()) {
+    Type descriptor = converter.convertType(fn.getArgumentTypes()[i]);
+    if (!descriptor)
+      return std::nullopt;
+    uint64_t align = layout.getTypeABIAlignment(descriptor);
+    if (align > 8)
+      return std::nullopt;
+    size = llvm::alignTo(size, align);
+    frame.descriptors.push_back(descriptor);
+    frame.offsets.push_back(int64_t(size));
+    size += layout.getTypeSize(descriptor);
+  }
+  auto word = IntegerType::get(fn.getContext(), 64);
+  frame.type = LLVM::LLVMArrayType::get(word, llvm::divideCeil(size, 8));
+  return frame;
+}
+
+/// The address of the descriptor at `offset` bytes into the block.
+Value slotAt(OpBuilder &b, Location loc, Value base, int64_t offset) {
+  auto ptr = LLVM::LLVMPointerType::get(b.getContext());
+  return LLVM::GEPOp::create(b, loc, ptr, b.getI8Type(), base,
+                             ArrayRef<LLVM::GEPArg>{int32_t(offset)},
+                             LLVM::GEPNoWrapFlags::inbounds);
+}
+
+/// `fn` takes a pointer to the block first, loads the moved arguments'
+/// descriptors from it at its entry, and no longer takes them.
+void loadArguments(func::FuncOp fn, const llvm::BitVector &moved,
+                   const Frame &frame) {
+  MLIRContext *ctx = fn.getContext();
+  Location loc = fn.getLoc();
+  Block &entry = fn.getBody().front();
+  if (failed(fn.insertArgument(0, LLVM::LLVMPointerType::get(ctx),
+                               DictionaryAttr::get(ctx), loc)))
+    llvm_unreachable("a func.func takes a new first argument");
+  Value base = entry.getArgument(0);
+  OpBuilder b = OpBuilder::atBlockBegin(&entry);
+  llvm::BitVector erased(fn.getNumArguments());
+  for (auto [field, i] : llvm::enumerate(moved.set_bits())) {
+    BlockArgument arg = entry.getArgument(i + 1);
+    Value loaded =
+        LLVM::LoadOp::create(b, loc, frame.descriptors[field],
+                             slotAt(b, loc, base, frame.offsets[field]));
+    arg.replaceAllUsesWith(
+        UnrealizedConversionCastOp::create(b, loc, arg.getType(), loaded)
+            .getResult(0));
+    erased.set(i + 1);
+  }
+  if (failed(fn.eraseArguments(erased)))
+    llvm_unreachable("the moved arguments have no uses left");
+}
+
+/// The block on the stack of the function around `call`: an alloca of its
+/// entry block (a static slot), one a caller and size of block, however
+/// many calls (each callee reads the block whole at its entry, before
+/// anything else can call again).
+Value frameOf(func::CallOp call, const Frame &frame,
+              DenseMap<std::pair<Operation *, Type>, Value> &frames) {
+  auto caller = call->getParentOfType<FunctionOpInterface>();
+  Value &slot = frames[{caller, frame.type}];
+  if (!slot) {
+    OpBuilder b = OpBuilder::atBlockBegin(&caller.getFunctionBody().front());
+    Value one = LLVM::ConstantOp::create(b, call.getLoc(), b.getI64Type(), 1);
+    slot = LLVM::AllocaOp::create(
+        b, call.getLoc(), LLVM::LLVMPointerType::get(call.getContext()),
+        frame.type, one);
+  }
+  return slot;
+}
+
+/// The call stores the moved operands' descriptors into its caller's
+/// block right before it and passes the block's address instead.
+void storeArguments(func::CallOp call, const llvm::BitVector &moved,
+                    const Frame &frame, Value base) {
+  Location loc = call.getLoc();
+  OpBuilder b(call);
+  SmallVector<Value> operands{base};
+  int64_t field = 0;
+  for (auto [i, operand] : llvm::enumerate(call.getOperands())) {
+    if (!moved[i]) {
+      operands.push_back(operand);
+      continue;
+    }
+    Value descriptor = UnrealizedConversionCastOp::create(
+                           b, loc, frame.descriptors[field], operand)
+                           .getResult(0);
+    LLVM::StoreOp::create(b, loc, descriptor,
+                          slotAt(b, loc, base, frame.offsets[field]));
+    ++field;
+  }
+  call.getOperandsMutable().assign(operands);
+}
+
+struct ArgumentsThroughMemoryPass
+    : public rankc::impl::RankcArgumentsThroughMemoryBase<
+          ArgumentsThroughMemoryPass> {
+  using Base::Base;
+
+  void runOnOperation() override {
+    ModuleOp module = getOperation();
+    if (maxArguments < 0) {
+      module.emitError(
+          "rankc-arguments-through-memory: max-arguments must be at least 0");
+      return signalPassFailure();
+    }
+    // The descriptors func-to-llvm and memref-to-llvm make (their default
+    // options: 64-bit indices).
+    LLVMTypeConverter converter(&getContext());
+    DenseMap<std::pair<Operation *, Type>, Value> frames;
+    // (Rewriting a call keeps it the same op: the uses stay right.)
+    SymbolUsers users = symbolUsers(module);
+    for (auto fn : llvm::to_vector(module.getOps<func::FuncOp>())) {
+      if (fn.isExternal() || !fn.isPrivate())
+        continue;
+      llvm::BitVector moved = movedArguments(fn);
+      if (int64_t(moved.count()) <= maxArguments)
+        continue;
+      std::optional<SmallVector<func::CallOp>> calls = directCalls(fn, users);
+      if (!calls)
+        continue;
+      std::optional<Frame> frame = frameFor(fn, moved, converter);
+      if (!frame)
+        continue;
+      for (func::CallOp call : *calls)
+        storeArguments(call, moved, *frame, frameOf(call, *frame, frames));
+      loadArguments(fn, moved, *frame);
+    }
+  }
+};
+
+} // namespace
