@@ -10,6 +10,8 @@
 
 #include "rankc/Codegen/CUDA/Passes.h"
 
+#include "FillFolding.h"
+
 #include "mlir/Dialect/Affine/IR/AffineOps.h"
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
 #include "mlir/Dialect/GPU/Transforms/ParallelLoopMapper.h"
@@ -454,12 +456,28 @@ struct LinalgToGpuLoopsPass
     IRRewriter rewriter(&getContext());
     SmallVector<linalg::LinalgOp> ops;
     fn.walk([&](linalg::LinalgOp op) { ops.push_back(op); });
+    // Fills that may fold into their reductions wait: lowered at the end
+    // unless the fold happened (FillFolding.h).
+    auto foldable = rankc::findFoldableFills(fn);
+    llvm::SmallSetVector<Operation *, 16> waitingFills;
+    for (auto &[reduction, folds] : foldable)
+      for (const rankc::FoldableFill &fold : folds)
+        waitingFills.insert(fold.fill);
+    SmallVector<std::pair<scf::ParallelOp, rankc::FoldableFill>> toFold;
+    auto lowered = [&](Operation *reduction, Operation *loop) {
+      auto it = foldable.find(reduction);
+      if (it != foldable.end())
+        for (const rankc::FoldableFill &fold : it->second)
+          toFold.push_back({cast<scf::ParallelOp>(loop), fold});
+    };
     bool vectorized = false;
     for (linalg::LinalgOp op : ops) {
       if (!op.hasPureBufferSemantics()) {
         op->emitError("rankc-linalg-to-gpu-loops expects bufferized linalg ops");
         return signalPassFailure();
       }
+      if (waitingFills.contains(op))
+        continue;
       if (auto generic = dyn_cast<linalg::GenericOp>(op.getOperation()))
         parallelLoopsFirst(rewriter, generic); // in place
       if (registerBlockable(op, registerBlockSize)) {
@@ -487,12 +505,17 @@ struct LinalgToGpuLoopsPass
         rewriter.setInsertionPoint(op);
         if (failed(linalg::linalgOpToLoops(rewriter, op)))
           return signalPassFailure();
+        lowered(op, single);
         rewriter.eraseOp(op);
         continue;
       }
       rewriter.setInsertionPoint(op);
-      if (failed(linalg::linalgOpToParallelLoops(rewriter, op)))
+      FailureOr<linalg::LinalgLoops> loops =
+          linalg::linalgOpToParallelLoops(rewriter, op);
+      if (failed(loops))
         return signalPassFailure();
+      if (!loops->empty() && isa<scf::ParallelOp>(loops->front()))
+        lowered(op, loops->front());
       rewriter.eraseOp(op);
     }
 
@@ -536,6 +559,23 @@ struct LinalgToGpuLoopsPass
     fn.walk([&](scf::ForOp loop) { fors.push_back(loop); });
     for (scf::ForOp loop : fors)
       promoteAccumulators(rewriter, loop);
+
+    // Each reduction's threads start from its fill's value where they load
+    // their accumulators only before storing them; the fills left become
+    // kernels of their own, where they were.
+    for (auto &[loop, fold] : toFold)
+      if (waitingFills.contains(fold.fill) &&
+          succeeded(rankc::foldFillInto(rewriter, loop, fold))) {
+        waitingFills.remove(fold.fill);
+        rewriter.eraseOp(fold.fill);
+      }
+    for (Operation *fill : waitingFills) {
+      rewriter.setInsertionPoint(fill);
+      if (failed(linalg::linalgOpToParallelLoops(
+              rewriter, cast<linalg::LinalgOp>(fill))))
+        return signalPassFailure();
+      rewriter.eraseOp(fill);
+    }
 
     // A thread's reduction loop waits for each load before the next add:
     // with one load in flight per thread, a partial stage of 65536 threads

@@ -272,3 +272,67 @@ func.func @window(%a: memref<32x64x8x8x1xf32>, %b: memref<32x64x8x8x1xf32>) {
   }
   return
 }
+
+// A reduction's fill of zeros folds into it (FillFolding.h): each thread
+// starts its sum from the fill's value, not from a load of what a fill
+// kernel wrote, and no loop is left for the fill. The buffer is an
+// allocation, and the reduction (through a reshape of it) is the next op
+// that touches it.
+// CHECK-LABEL: func.func @fill_folded(
+// CHECK-SAME:    %[[A:.*]]: memref<100x300xf32>)
+// CHECK:         %[[ZERO:.*]] = arith.constant 0.0
+// CHECK:         %[[S:.*]] = memref.alloc() : memref<300xf32>
+// CHECK-NOT:     memref.store %[[ZERO]]
+// CHECK:         %[[R:.*]] = memref.expand_shape %[[S]]
+// CHECK:         scf.parallel
+// CHECK-NOT:     memref.load %[[R]]
+// CHECK:         scf.for %{{.*}} iter_args(%{{.*}} = %[[ZERO]])
+// CHECK:         memref.store %{{.*}}, %[[R]]
+func.func @fill_folded(%a: memref<100x300xf32>) -> memref<300xf32> {
+  %zero = arith.constant 0.0 : f32
+  %s = memref.alloc() : memref<300xf32>
+  linalg.fill ins(%zero : f32) outs(%s : memref<300xf32>)
+  %r = memref.expand_shape %s [[0, 1]] output_shape [3, 100] : memref<300xf32> into memref<3x100xf32>
+  linalg.generic {indexing_maps = [affine_map<(d0, d1, d2) -> (d2, d0 * 100 + d1)>, affine_map<(d0, d1, d2) -> (d0, d1)>], iterator_types = ["parallel", "parallel", "reduction"]}
+      ins(%a : memref<100x300xf32>) outs(%r : memref<3x100xf32>) {
+  ^bb0(%x: f32, %acc: f32):
+    %y = arith.addf %x, %acc : f32
+    linalg.yield %y : f32
+  }
+  return %s : memref<300xf32>
+}
+
+// Not folded: the buffer is read before the reduction (the copy must see
+// the zeros); a function argument (whose bytes another argument may
+// share); an elementwise op, not a reduction, reads the fill. Each fill
+// stays a loop of stores of zero.
+// CHECK-LABEL: func.func @fill_kept(
+// CHECK-COUNT-3: memref.store %cst
+// CHECK:         return
+func.func @fill_kept(%a: memref<100x300xf32>, %arg: memref<300xf32>, %c: memref<300xf32>) {
+  %zero = arith.constant 0.0 : f32
+  %s = memref.alloc() : memref<300xf32>
+  linalg.fill ins(%zero : f32) outs(%s : memref<300xf32>)
+  memref.copy %s, %c : memref<300xf32> to memref<300xf32>
+  linalg.generic {indexing_maps = [#id, affine_map<(d0, d1) -> (d1)>], iterator_types = ["reduction", "parallel"]}
+      ins(%a : memref<100x300xf32>) outs(%s : memref<300xf32>) {
+  ^bb0(%x: f32, %acc: f32):
+    %y = arith.addf %x, %acc : f32
+    linalg.yield %y : f32
+  }
+  linalg.fill ins(%zero : f32) outs(%arg : memref<300xf32>)
+  linalg.generic {indexing_maps = [#id, affine_map<(d0, d1) -> (d1)>], iterator_types = ["reduction", "parallel"]}
+      ins(%a : memref<100x300xf32>) outs(%arg : memref<300xf32>) {
+  ^bb0(%x: f32, %acc: f32):
+    %y = arith.addf %x, %acc : f32
+    linalg.yield %y : f32
+  }
+  %t = memref.alloc() : memref<300xf32>
+  linalg.fill ins(%zero : f32) outs(%t : memref<300xf32>)
+  linalg.generic {indexing_maps = [affine_map<(d0) -> (d0)>, affine_map<(d0) -> (d0)>], iterator_types = ["parallel"]}
+      ins(%t : memref<300xf32>) outs(%c : memref<300xf32>) {
+  ^bb0(%x: f32, %o: f32):
+    linalg.yield %x : f32
+  }
+  return
+}
