@@ -14,6 +14,9 @@
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/Matchers.h"
+#include "mlir/Interfaces/SideEffectInterfaces.h"
+#include "mlir/Interfaces/ViewLikeInterface.h"
+#include "llvm/ADT/SmallPtrSet.h"
 
 using namespace mlir;
 using rankc::Gemm;
@@ -151,13 +154,51 @@ FailureOr<Gemm> rankc::asGemm(linalg::LinalgOp op, bool anyLayout) {
 
 
 linalg::FillOp rankc::zeroFillOf(linalg::LinalgOp op, Value acc) {
-  auto fill = dyn_cast_or_null<linalg::FillOp>(op->getPrevNode());
-  if (!fill || !fill.hasPureBufferSemantics() ||
-      fill.getDpsInitOperand(0)->get() != acc)
+  // The accumulator, and the buffers it is a reshape of (GpuCollapseDims
+  // collapses a contraction's output after its fill was made).
+  SmallVector<Value> chain{acc};
+  SmallPtrSet<Operation *, 4> reshapes;
+  while (Operation *def = chain.back().getDefiningOp()) {
+    if (!isa<memref::CollapseShapeOp, memref::ExpandShapeOp>(def) ||
+        def->getBlock() != op->getBlock())
+      break;
+    reshapes.insert(def);
+    chain.push_back(def->getOperand(0));
+  }
+  // The fill of one of them, with only ops that touch no memory between it
+  // and `op` (those reshapes, the operands' own; a bound on the distance
+  // keeps this linear).
+  linalg::FillOp fill;
+  int looked = 0;
+  for (Operation *x = op->getPrevNode(); x && !fill && looked < 16;
+       x = x->getPrevNode(), ++looked) {
+    auto f = dyn_cast<linalg::FillOp>(x);
+    if (f && f.hasPureBufferSemantics() &&
+        llvm::is_contained(chain, f.getDpsInitOperand(0)->get()))
+      fill = f;
+    else if (!reshapes.contains(x) && !isMemoryEffectFree(x))
+      return {};
+  }
+  if (!fill || !matchPattern(fill.getDpsInputOperand(0)->get(),
+                             m_AnyZeroFloat()))
     return {};
-  return matchPattern(fill.getDpsInputOperand(0)->get(), m_AnyZeroFloat())
-             ? fill
-             : linalg::FillOp();
+  // No other view of the buffer made before the fill (it could be written
+  // through between): every user of the chain is the fill, its reshapes,
+  // `op`, an op after it, or an op before the fill that is no view.
+  Block *block = op->getBlock();
+  for (Value v : chain)
+    for (Operation *user : v.getUsers()) {
+      Operation *at = block->findAncestorOpInBlock(*user);
+      if (!at)
+        return {};
+      if (at == fill || at == op || reshapes.contains(at) ||
+          op->isBeforeInBlock(at))
+        continue;
+      if (at->isBeforeInBlock(fill) && !isa<ViewLikeOpInterface>(at))
+        continue;
+      return {};
+    }
+  return fill;
 }
 
 void rankc::stageStridedOperands(

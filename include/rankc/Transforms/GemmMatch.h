@@ -29,8 +29,9 @@ int gemmDType(mlir::Type t);
 /// strided views (which the caller copies to identity-layout buffers).
 mlir::FailureOr<Gemm> asGemm(mlir::linalg::LinalgOp op, bool anyLayout = false);
 
-/// The fill of zeros right before `op` that starts its accumulator `acc`,
-/// if any: a GEMM call folds it (beta = 0).
+/// The fill of zeros right before `op` that starts its accumulator `acc`
+/// (or the buffer `acc` is a reshape of, the reshapes in between), if any:
+/// a GEMM call folds it (beta = 0).
 mlir::linalg::FillOp zeroFillOf(mlir::linalg::LinalgOp op, mlir::Value acc);
 
 /// Gives every operand of `op` that is a strided view a buffer of identity

@@ -178,6 +178,38 @@ func.func @strided(%big: memref<8x32xf32>, %b: memref<16x4xf32>, %c: memref<8x4x
   return
 }
 
+
+// The fill of the accumulator's buffer before its reshape (GpuCollapseDims
+// collapses a convolution's GEMM after the fill was made), with the
+// operands' reshapes between: folded in too (accumulate 0).
+// CHECK-LABEL: func.func @fill_before_reshape(
+// CHECK-NOT: linalg.fill
+// CHECK: call @rankc_rt_gemm({{.*}}, %c6_i32, %c0_i32
+func.func @fill_before_reshape(%a: memref<2x4x16xf32>, %b: memref<16x4xf32>) -> memref<2x4x2x2xf32> {
+  %z = arith.constant 0.0 : f32
+  %c = memref.alloc() : memref<2x4x2x2xf32>
+  linalg.fill ins(%z : f32) outs(%c : memref<2x4x2x2xf32>)
+  %a2 = memref.collapse_shape %a [[0, 1], [2]] : memref<2x4x16xf32> into memref<8x16xf32>
+  %c2 = memref.collapse_shape %c [[0, 1], [2, 3]] : memref<2x4x2x2xf32> into memref<8x4xf32>
+  linalg.matmul ins(%a2, %b : memref<8x16xf32>, memref<16x4xf32>) outs(%c2 : memref<8x4xf32>)
+  return %c : memref<2x4x2x2xf32>
+}
+
+// Not folded: the buffer is read between the fill and the GEMM (the copy
+// must see the zeros), so the fill stays and the GEMM accumulates onto it.
+// CHECK-LABEL: func.func @fill_read_before(
+// CHECK: linalg.fill
+// CHECK: memref.copy
+// CHECK: call @rankc_rt_gemm({{.*}}, %c6_i32, %c1_i32
+func.func @fill_read_before(%a: memref<8x16xf32>, %b: memref<16x4xf32>, %d: memref<8x4xf32>) -> memref<8x4xf32> {
+  %z = arith.constant 0.0 : f32
+  %c = memref.alloc() : memref<8x4xf32>
+  linalg.fill ins(%z : f32) outs(%c : memref<8x4xf32>)
+  memref.copy %c, %d : memref<8x4xf32> to memref<8x4xf32>
+  linalg.matmul ins(%a, %b : memref<8x16xf32>, memref<16x4xf32>) outs(%c : memref<8x4xf32>)
+  return %c : memref<8x4xf32>
+}
+
 // The runtime's GEMM is queued on the kernels' stream: no host wait before
 // it (rankc-gpu-stream-ordered-calls).
 // CHECK: func.func private @rankc_rt_gemm(index, index, index, i64, i64, i64, i64, i32, i32, i32, i32, i32, i32) attributes {rankc.stream_ordered}
