@@ -5,8 +5,9 @@
 // The fill may fold when nothing between it and the reduction accesses its
 // buffer: the buffer is a whole allocation (memref.alloc, gpu.alloc, or a
 // memref.view of the step's arena, whose plan gives no two live buffers the
-// same bytes), and the first op after the fill that uses the buffer or a
-// reshape of it is the reduction, using it once, as an output written by a
+// same bytes) with no view made before the fill but reshapes, and the first
+// op after the fill that uses the buffer or a reshape of it is the
+// reduction, using it once, as an output written by a
 // projected permutation (each element by one parallel iteration). Linalg's
 // semantics give the rest: the reduction writes every element of its
 // output, and an element is read and written only by its own update.
@@ -18,6 +19,7 @@
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/IR/PatternMatch.h"
+#include "mlir/Interfaces/ViewLikeInterface.h"
 
 using namespace mlir;
 
@@ -42,6 +44,31 @@ bool usesAny(Operation *op, Block *block, ArrayRef<Value> values) {
   return false;
 }
 
+/// The buffer and its reshapes made before `fill` (each element under
+/// another shape: the fill and the reduction may write any of them), or
+/// none if some other view of it was made before the fill (accesses
+/// through it could not be seen) or it is used outside the fill's block.
+std::optional<SmallVector<Value>> viewsBefore(linalg::FillOp fill,
+                                              Value buffer) {
+  Block *block = fill->getBlock();
+  SmallVector<Value> views{buffer};
+  for (size_t i = 0; i < views.size(); ++i)
+    for (Operation *user : views[i].getUsers()) {
+      Operation *at = block->findAncestorOpInBlock(*user);
+      if (!at)
+        return std::nullopt;
+      if (at == fill.getOperation() || fill->isBeforeInBlock(at))
+        continue;
+      if (isa<memref::CollapseShapeOp, memref::ExpandShapeOp>(at) &&
+          at == user)
+        views.push_back(user->getResult(0));
+      else if (isa<ViewLikeOpInterface>(at))
+        return std::nullopt;
+      // (Any other use before the fill is done with before it.)
+    }
+  return views;
+}
+
 } // namespace
 
 llvm::DenseMap<Operation *, SmallVector<rankc::FoldableFill, 1>>
@@ -52,20 +79,27 @@ rankc::findFoldableFills(func::FuncOp fn) {
       return;
     Value buffer = fill.getOutputs()[0];
     auto type = dyn_cast<MemRefType>(buffer.getType());
-    if (!type || fill.getInputs()[0].getType() != type.getElementType() ||
-        !wholeAllocation(buffer))
+    if (!type || fill.getInputs()[0].getType() != type.getElementType())
+      return;
+    // The allocation the fill writes, maybe under another shape.
+    while (isa_and_nonnull<memref::CollapseShapeOp, memref::ExpandShapeOp>(
+        buffer.getDefiningOp()))
+      buffer = buffer.getDefiningOp()->getOperand(0);
+    if (!wholeAllocation(buffer))
       return;
     Block *block = fill->getBlock();
-    SmallVector<Value> views{buffer};
+    std::optional<SmallVector<Value>> views = viewsBefore(fill, buffer);
+    if (!views)
+      return;
     int looked = 0;
     for (Operation *op = fill->getNextNode(); op && looked < kLookahead;
          op = op->getNextNode(), ++looked) {
-      if (!usesAny(op, block, views))
+      if (!usesAny(op, block, *views))
         continue;
       // A reshape of the buffer is the same elements (no access itself).
       if (isa<memref::CollapseShapeOp, memref::ExpandShapeOp>(op) &&
-          llvm::is_contained(views, op->getOperand(0))) {
-        views.push_back(op->getResult(0));
+          llvm::is_contained(*views, op->getOperand(0))) {
+        views->push_back(op->getResult(0));
         continue;
       }
       auto reduction = dyn_cast<linalg::GenericOp>(op);
@@ -75,7 +109,7 @@ rankc::findFoldableFills(func::FuncOp fn) {
       // The buffer, once, as an output written by a projected permutation.
       OpOperand *output = nullptr;
       for (OpOperand &operand : op->getOpOperands()) {
-        if (!llvm::is_contained(views, operand.get()))
+        if (!llvm::is_contained(*views, operand.get()))
           continue;
         if (output || !reduction.isDpsInit(&operand))
           return;

@@ -336,3 +336,44 @@ func.func @fill_kept(%a: memref<100x300xf32>, %arg: memref<300xf32>, %c: memref<
   }
   return
 }
+
+// The fill writes the allocation under another shape made before it (batch
+// norm's statistics: a [1, C, 1, 1] fill, the sum written as [C]): folded.
+// CHECK-LABEL: func.func @fill_reshaped_before(
+// CHECK-NOT:     memref.store %cst,
+// CHECK:         scf.for %{{.*}} iter_args(%{{.*}} = %cst)
+// CHECK:         return
+func.func @fill_reshaped_before(%a: memref<300x100xf32>) -> memref<300xf32> {
+  %zero = arith.constant 0.0 : f32
+  %s = memref.alloc() : memref<300xf32>
+  %e = memref.expand_shape %s [[0, 1, 2]] output_shape [1, 300, 1] : memref<300xf32> into memref<1x300x1xf32>
+  linalg.fill ins(%zero : f32) outs(%e : memref<1x300x1xf32>)
+  linalg.generic {indexing_maps = [#id, affine_map<(d0, d1) -> (d0)>], iterator_types = ["parallel", "reduction"]}
+      ins(%a : memref<300x100xf32>) outs(%s : memref<300xf32>) {
+  ^bb0(%x: f32, %acc: f32):
+    %y = arith.addf %x, %acc : f32
+    linalg.yield %y : f32
+  }
+  return %s : memref<300xf32>
+}
+
+// Not folded: a view of the buffer made before the fill (a subview, not a
+// reshape) is written between the fill and the reduction; the fill stays.
+// CHECK-LABEL: func.func @fill_view_before(
+// CHECK:         memref.store %cst,
+// CHECK:         return
+func.func @fill_view_before(%a: memref<300x100xf32>) -> memref<300xf32> {
+  %zero = arith.constant 0.0 : f32
+  %one = arith.constant 1.0 : f32
+  %s = memref.alloc() : memref<300xf32>
+  %head = memref.subview %s[0] [10] [1] : memref<300xf32> to memref<10xf32, strided<[1]>>
+  linalg.fill ins(%zero : f32) outs(%s : memref<300xf32>)
+  linalg.fill ins(%one : f32) outs(%head : memref<10xf32, strided<[1]>>)
+  linalg.generic {indexing_maps = [#id, affine_map<(d0, d1) -> (d0)>], iterator_types = ["parallel", "reduction"]}
+      ins(%a : memref<300x100xf32>) outs(%s : memref<300xf32>) {
+  ^bb0(%x: f32, %acc: f32):
+    %y = arith.addf %x, %acc : f32
+    linalg.yield %y : f32
+  }
+  return %s : memref<300xf32>
+}
