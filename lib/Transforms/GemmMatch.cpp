@@ -22,7 +22,11 @@ using namespace mlir;
 using rankc::Gemm;
 
 int rankc::gemmDType(Type t) {
-  return t.isF32() ? RANKC_F32 : t.isF64() ? RANKC_F64 : -1;
+  return t.isF32()    ? RANKC_F32
+         : t.isF64()  ? RANKC_F64
+         : t.isBF16() ? RANKC_BF16
+         : t.isF16()  ? RANKC_F16
+                      : -1;
 }
 
 namespace {
@@ -68,21 +72,28 @@ SmallVector<unsigned> inOrder(AffineMap map, ArrayRef<unsigned> group) {
 
 } // namespace
 
-FailureOr<Gemm> rankc::asGemm(linalg::LinalgOp op, bool anyLayout) {
+FailureOr<Gemm> rankc::asGemm(linalg::LinalgOp op, bool anyLayout,
+                              bool narrowInputs) {
   if (op.getNumDpsInputs() != 2 || op.getNumDpsInits() != 1 ||
       !linalg::isaContractionOpInterface(op))
     return failure();
-  Type elem;
   for (OpOperand &operand : op->getOpOperands()) {
     auto type = dyn_cast<ShapedType>(operand.get().getType());
     auto memref = dyn_cast<MemRefType>(operand.get().getType());
     if (!type || !type.hasStaticShape() ||
-        (memref && !anyLayout && !memref.getLayout().isIdentity()) ||
-        (elem && type.getElementType() != elem))
+        (memref && !anyLayout && !memref.getLayout().isIdentity()))
       return failure();
-    elem = type.getElementType();
   }
-  if (gemmDType(elem) < 0)
+  // f32 or f64 throughout; with narrowInputs, also A and B of bf16 (f16)
+  // widened into an f32 C (the contraction's body widens them).
+  Type aElem = getElementTypeOrSelf(op.getDpsInputs()[0].getType()),
+       bElem = getElementTypeOrSelf(op.getDpsInputs()[1].getType()),
+       cElem = getElementTypeOrSelf(op.getDpsInits()[0].getType());
+  bool same = aElem == bElem && bElem == cElem &&
+              (cElem.isF32() || cElem.isF64());
+  bool narrow = narrowInputs && aElem == bElem &&
+                (aElem.isBF16() || aElem.isF16()) && cElem.isF32();
+  if (!same && !narrow)
     return failure();
   FailureOr<linalg::ContractionDimensions> dims =
       linalg::inferContractionDims(op);

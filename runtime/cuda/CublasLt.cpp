@@ -163,15 +163,22 @@ Plan &planFor(int32_t dtype, int64_t batch, int64_t m, int64_t n, int64_t k,
   if (it != plans.end())
     return it->second;
   bool f64 = dtype == RANKC_F64;
+  // bf16 (f16) A and B go with an f32 C, accumulated in f32.
+  bool narrow = dtype == RANKC_BF16 || dtype == RANKC_F16;
   cudaDataType type = f64 ? CUDA_R_64F : CUDA_R_32F;
+  cudaDataType inputs = dtype == RANKC_BF16  ? CUDA_R_16BF
+                        : dtype == RANKC_F16 ? CUDA_R_16F
+                                             : type;
   Plan p;
   p.key = key;
   p.batch = batch, p.m = m, p.n = n, p.k = k, p.f64 = f64, p.transA = transA,
-  p.transB = transB, p.broadcastB = broadcastB, p.exact = precision == 0;
+  p.transB = transB, p.broadcastB = broadcastB,
+  p.exact = precision == 0 && !narrow; // (cuBLAS's API: f32 and f64 only)
   // --precision: f32 exactly, or on tensor cores through TF32 or BF16
   // with f32 accumulation (what PyTorch's float32_matmul_precision "high"
   // and "medium" select); f64 is always f64.
   cublasComputeType_t compute = f64              ? CUBLAS_COMPUTE_64F
+                                : narrow         ? CUBLAS_COMPUTE_32F
                                 : precision == 1 ? CUBLAS_COMPUTE_32F_FAST_TF32
                                 : precision == 2 ? CUBLAS_COMPUTE_32F_FAST_16BF
                                 : precision == 3 ? CUBLAS_COMPUTE_32F_FAST_16F
@@ -192,9 +199,10 @@ Plan &planFor(int32_t dtype, int64_t batch, int64_t m, int64_t n, int64_t k,
         "cublasLtMatmulDescSetAttribute");
   // (broadcastB: the same B for every batch, a batch stride of 0.)
   int64_t strideB = broadcastB ? 0 : k * n;
-  p.a = transB ? layout(type, k, n, batch, strideB)
-               : layout(type, n, k, batch, strideB);
-  p.b = transA ? layout(type, m, k, batch, m * k) : layout(type, k, m, batch, m * k);
+  p.a = transB ? layout(inputs, k, n, batch, strideB)
+               : layout(inputs, n, k, batch, strideB);
+  p.b = transA ? layout(inputs, m, k, batch, m * k)
+               : layout(inputs, k, m, batch, m * k);
   p.c = layout(type, n, m, batch, m * n);
   cublasLtMatmulPreference_t pref;
   check(lt().cublasLtMatmulPreferenceCreate(&pref),
@@ -374,7 +382,8 @@ extern "C" {
 
 /// C[b] = A[b] B[b] (+ C[b] when accumulate), row-major, b < batch: C is
 /// m x n; A is m x k (stored k x m when transA), B k x n (stored n x k
-/// when transB); dtype is rankc_dtype (f32 or f64); precision 0 (exact),
+/// when transB); dtype is rankc_dtype of A and B (f32 or f64, C the same;
+/// or bf16 or f16, C f32, accumulated in f32); precision 0 (exact),
 /// 1 (TF32), 2 (BF16) or 3 (F16) for f32 (2 and 3 are exact on inputs
 /// that are bf16 or f16 values: rankc-gpu-narrow-contractions); broadcastB: one B for every b. Device
 /// addresses.
@@ -408,7 +417,9 @@ void rankc_rt_gemm(int64_t a, int64_t b, int64_t c, int64_t batch, int64_t m,
                        std::to_string(m) + "x" + std::to_string(n) + "x" +
                        std::to_string(k) + (transA ? " tA" : "") +
                        (transB ? " tB" : "") + (broadcastB ? " bB" : "") +
-                       (precision == 1   ? " tf32"
+                       (dtype == RANKC_BF16  ? " bf16 inputs"
+                        : dtype == RANKC_F16 ? " f16 inputs"
+                        : precision == 1     ? " tf32"
                         : precision == 2 ? " bf16"
                         : precision == 3 ? " f16"
                                          : "") +

@@ -21,13 +21,16 @@ struct Gemm {
   bool transA = false, transB = false, broadcastB = false;
 };
 
-/// The runtime's dtype code of f32 / f64 (rankc_runtime.h), or -1.
+/// The runtime's dtype code of a GEMM's inputs (rankc_runtime.h): f32,
+/// f64, bf16 or f16 (with an f32 C); or -1.
 int gemmDType(mlir::Type t);
 
 /// `op` (on tensors, or on buffers of identity layout) as a GEMM of f32 or
 /// f64 with static shapes, or failure. With `anyLayout`, buffers may be
-/// strided views (which the caller copies to identity-layout buffers).
-mlir::FailureOr<Gemm> asGemm(mlir::linalg::LinalgOp op, bool anyLayout = false);
+/// strided views (which the caller copies to identity-layout buffers). With
+/// `narrowInputs` (cuBLASLt), A and B may be bf16 or f16 and C f32.
+mlir::FailureOr<Gemm> asGemm(mlir::linalg::LinalgOp op, bool anyLayout = false,
+                             bool narrowInputs = false);
 
 /// The fill of zeros right before `op` that starts its accumulator `acc`
 /// (or the buffer `acc` is a reshape of, the reshapes in between), if any:

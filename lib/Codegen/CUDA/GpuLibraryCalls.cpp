@@ -12,9 +12,11 @@
 // strided view (q, k and v split from one fused projection) is first copied
 // to a buffer of its own (a copy kernel of the operand's size, against a
 // GEMM left to the kernel generator); a strided result is computed there
-// and copied back. Anything else (f16/bf16, whose contractions accumulate
-// in their own type here; operands whose groups interleave) stays for the
-// kernel generator.
+// and copied back. A and B may also be bf16 (f16) widened into an f32 C by
+// the contraction's body (rankc-gpu-narrow-contractions makes them so):
+// cuBLASLt reads them narrow and accumulates in f32. Anything else (f16/
+// bf16 contractions that accumulate in their own type; operands whose
+// groups interleave) stays for the kernel generator.
 //
 //===----------------------------------------------------------------------===//
 
@@ -53,7 +55,8 @@ struct GpuLibraryCallsPass
     }
     SmallVector<std::pair<linalg::LinalgOp, Gemm>> gemms;
     module.walk([&](linalg::LinalgOp op) {
-      if (FailureOr<Gemm> g = asGemm(op, /*anyLayout=*/true);
+      if (FailureOr<Gemm> g =
+              asGemm(op, /*anyLayout=*/true, /*narrowInputs=*/true);
           op.hasPureBufferSemantics() && succeeded(g))
         gemms.push_back({op, *g});
     });

@@ -17,7 +17,11 @@
 //===----------------------------------------------------------------------===//
 
 #include "rankc/Codegen/CUDA/Passes.h"
+
+#include "NarrowOperands.h"
+#include "mlir/Dialect/Linalg/Transforms/Transforms.h"
 #include "mlir/IR/Matchers.h"
+#include "mlir/Transforms/GreedyPatternRewriteDriver.h"
 
 namespace rankc {
 #define GEN_PASS_DEF_RANKCGPUNARROWCONTRACTIONS
@@ -138,6 +142,7 @@ struct GpuNarrowContractionsPass
     : public rankc::impl::RankcGpuNarrowContractionsBase<
           GpuNarrowContractionsPass> {
   void runOnOperation() override {
+    SmallVector<std::pair<linalg::LinalgOp, FloatType>> marked;
     getOperation().walk([&](linalg::LinalgOp op) {
       if (!op.hasPureTensorSemantics() || op.getNumDpsInputs() != 2 ||
           !linalg::isaContractionOpInterface(op) ||
@@ -148,9 +153,24 @@ struct GpuNarrowContractionsPass
         if (allNarrow(op.getDpsInputs()[0], narrow) &&
             allNarrow(op.getDpsInputs()[1], narrow)) {
           op->setAttr(rankc::kNarrowOperands, TypeAttr::get(narrow));
+          marked.push_back({op, narrow});
           return;
         }
     });
+    // Then each reads the narrow values themselves where it can
+    // (NarrowOperands.cpp).
+    IRRewriter rewriter(&getContext());
+    for (auto [op, narrow] : marked)
+      (void)rankc::readNarrowOperands(op, narrow, rewriter);
+    // The widened copies nothing reads now: their generics gone, or the
+    // result dropped from a generic that yields others (a kernel less, or
+    // one that writes half the bytes).
+    if (marked.empty())
+      return;
+    RewritePatternSet cleanup(&getContext());
+    linalg::populateEraseUnusedOperandsAndResultsPatterns(cleanup);
+    if (failed(applyPatternsGreedily(getOperation(), std::move(cleanup))))
+      return signalPassFailure();
   }
 };
 

@@ -210,6 +210,28 @@ func.func @fill_read_before(%a: memref<8x16xf32>, %b: memref<16x4xf32>, %d: memr
   return %c : memref<8x4xf32>
 }
 
+// A contraction of bf16 A and B widened in its body into an f32 C (what
+// rankc-gpu-narrow-contractions leaves): the GEMM reads them as bf16
+// (dtype 5, RANKC_BF16; C f32, accumulated in f32).
+// CHECK-LABEL: func.func @bf16_inputs(
+// CHECK-NOT: linalg.fill
+// CHECK: call @rankc_rt_gemm({{.*}}, %c1_i64, %c8_i64, %c4_i64, %c16_i64, %c5_i32, %c0_i32
+// CHECK-NOT: linalg.generic
+func.func @bf16_inputs(%a: memref<8x16xbf16>, %b: memref<16x4xbf16>, %c: memref<8x4xf32>) {
+  %z = arith.constant 0.0 : f32
+  linalg.fill ins(%z : f32) outs(%c : memref<8x4xf32>)
+  linalg.generic {indexing_maps = [affine_map<(d0, d1, d2) -> (d0, d2)>, affine_map<(d0, d1, d2) -> (d2, d1)>, affine_map<(d0, d1, d2) -> (d0, d1)>], iterator_types = ["parallel", "parallel", "reduction"]}
+      ins(%a, %b : memref<8x16xbf16>, memref<16x4xbf16>) outs(%c : memref<8x4xf32>) attrs = {rankc.narrow_operands = bf16} {
+  ^bb0(%x: bf16, %y: bf16, %acc: f32):
+    %xf = arith.extf %x : bf16 to f32
+    %yf = arith.extf %y : bf16 to f32
+    %m = arith.mulf %xf, %yf : f32
+    %s = arith.addf %acc, %m : f32
+    linalg.yield %s : f32
+  }
+  return
+}
+
 // The runtime's GEMM is queued on the kernels' stream: no host wait before
 // it (rankc-gpu-stream-ordered-calls).
 // CHECK: func.func private @rankc_rt_gemm(index, index, index, i64, i64, i64, i64, i32, i32, i32, i32, i32, i32) attributes {rankc.stream_ordered}

@@ -134,3 +134,86 @@ func.func @concat(%a: tensor<4x8xbf16>, %b: tensor<4x8xbf16>, %w: tensor<16x16xb
   %r2 = linalg.matmul ins(%h, %ew : tensor<4x16xf32>, tensor<16x16xf32>) outs(%o : tensor<4x16xf32>) -> tensor<4x16xf32>
   return %r, %r2 : tensor<4x16xf32>, tensor<4x16xf32>
 }
+
+// A marked contraction then reads the bf16 values themselves, widening
+// them in its body: A's producer only widens (transposing): fused in, its
+// map composed; B is a multi-output generic's extf of a value it also
+// yields in bf16 (a layer norm's output), reshaped: that bf16 result,
+// reshaped the same way. cuBLASLt then reads A and B as bf16.
+// CHECK-LABEL: func.func @reads_bf16
+// CHECK-SAME:    (%[[A:.*]]: tensor<8x4xbf16>, %[[X:.*]]: tensor<2x4x16xf32>)
+// The f32 copy nobody reads any more is dropped from its generic.
+// CHECK:         %[[Y:.*]] = linalg.generic
+// CHECK-SAME:      outs(%{{.*}} : tensor<2x4x16xbf16>)
+// CHECK:         %[[YC:.*]] = tensor.collapse_shape %[[Y]] {{.*}} : tensor<2x4x16xbf16> into tensor<8x16xbf16>
+// CHECK:         linalg.generic {indexing_maps = [#[[AT:map[0-9]*]], #{{.*}}, #{{.*}}], iterator_types = ["parallel", "parallel", "reduction"]}
+// CHECK-SAME:      ins(%[[YC]], %[[A]] : tensor<8x16xbf16>, tensor<8x4xbf16>)
+// CHECK-SAME:      rankc.narrow_operands = bf16
+// CHECK:         ^bb0(%[[IY:.*]]: bf16, %[[IA:.*]]: bf16, %{{.*}}: f32):
+// CHECK-DAG:       arith.extf %[[IY]] : bf16 to f32
+// CHECK-DAG:       arith.extf %[[IA]] : bf16 to f32
+func.func @reads_bf16(%a: tensor<8x4xbf16>, %x: tensor<2x4x16xf32>) -> (tensor<4x4xf32>, tensor<2x4x16xbf16>) {
+  %e3 = tensor.empty() : tensor<2x4x16xbf16>
+  %f3 = tensor.empty() : tensor<2x4x16xf32>
+  %y:2 = linalg.generic {indexing_maps = [affine_map<(d0, d1, d2) -> (d0, d1, d2)>, affine_map<(d0, d1, d2) -> (d0, d1, d2)>, affine_map<(d0, d1, d2) -> (d0, d1, d2)>], iterator_types = ["parallel", "parallel", "parallel"]}
+      ins(%x : tensor<2x4x16xf32>) outs(%e3, %f3 : tensor<2x4x16xbf16>, tensor<2x4x16xf32>) {
+  ^bb0(%v: f32, %o: bf16, %p: f32):
+    %t = arith.truncf %v : f32 to bf16
+    %w = arith.extf %t : bf16 to f32
+    linalg.yield %t, %w : bf16, f32
+  } -> (tensor<2x4x16xbf16>, tensor<2x4x16xf32>)
+  %yc = tensor.collapse_shape %y#1 [[0, 1], [2]] : tensor<2x4x16xf32> into tensor<8x16xf32>
+  %ea = tensor.empty() : tensor<4x8xf32>
+  %wa = linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d1, d0)>, #id], iterator_types = ["parallel", "parallel"]}
+      ins(%a : tensor<8x4xbf16>) outs(%ea : tensor<4x8xf32>) {
+  ^bb0(%v: bf16, %o: f32):
+    %e = arith.extf %v : bf16 to f32
+    linalg.yield %e : f32
+  } -> tensor<4x8xf32>
+  %z = arith.constant 0.0 : f32
+  %ec = tensor.empty() : tensor<16x4xf32>
+  %c = linalg.fill ins(%z : f32) outs(%ec : tensor<16x4xf32>) -> tensor<16x4xf32>
+  // C[n, m] = sum_k Y[k, n] * A^T[m, k]
+  %r = linalg.generic {indexing_maps = [affine_map<(d0, d1, d2) -> (d2, d0)>, affine_map<(d0, d1, d2) -> (d1, d2)>, affine_map<(d0, d1, d2) -> (d0, d1)>], iterator_types = ["parallel", "parallel", "reduction"]}
+      ins(%yc, %wa : tensor<8x16xf32>, tensor<4x8xf32>) outs(%c : tensor<16x4xf32>) {
+  ^bb0(%u: f32, %v: f32, %acc: f32):
+    %m = arith.mulf %u, %v : f32
+    %s = arith.addf %acc, %m : f32
+    linalg.yield %s : f32
+  } -> tensor<16x4xf32>
+  %e44 = tensor.empty() : tensor<4x4xf32>
+  %r4 = tensor.extract_slice %r[0, 0] [4, 4] [1, 1] : tensor<16x4xf32> to tensor<4x4xf32>
+  return %r4, %y#0 : tensor<4x4xf32>, tensor<2x4x16xbf16>
+}
+
+// Marked, but B (the exact bf16 values of a concat) has no bf16 tensor to
+// read: A and B stay f32 both (cuBLASLt takes A and B of one type).
+// CHECK-LABEL: func.func @one_side
+// CHECK:         linalg.generic {{.*}} iterator_types = ["parallel", "parallel", "reduction"]
+// CHECK-SAME:      ins(%{{.*}}, %{{.*}} : tensor<4x8xf32>, tensor<8x4xf32>)
+// CHECK-SAME:      rankc.narrow_operands = bf16
+func.func @one_side(%a: tensor<4x8xbf16>, %b0: tensor<4x4xbf16>, %b1: tensor<4x4xbf16>) -> tensor<4x4xf32> {
+  %ea = tensor.empty() : tensor<4x8xf32>
+  %wa = linalg.generic {indexing_maps = [#id, #id], iterator_types = ["parallel", "parallel"]}
+      ins(%a : tensor<4x8xbf16>) outs(%ea : tensor<4x8xf32>) {
+  ^bb0(%v: bf16, %o: f32):
+    %e = arith.extf %v : bf16 to f32
+    linalg.yield %e : f32
+  } -> tensor<4x8xf32>
+  %w0 = arith.extf %b0 : tensor<4x4xbf16> to tensor<4x4xf32>
+  %w1 = arith.extf %b1 : tensor<4x4xbf16> to tensor<4x4xf32>
+  %eb = tensor.empty() : tensor<8x4xf32>
+  %i0 = tensor.insert_slice %w0 into %eb[0, 0] [4, 4] [1, 1] : tensor<4x4xf32> into tensor<8x4xf32>
+  %i1 = tensor.insert_slice %w1 into %i0[4, 0] [4, 4] [1, 1] : tensor<4x4xf32> into tensor<8x4xf32>
+  %z = arith.constant 0.0 : f32
+  %ec = tensor.empty() : tensor<4x4xf32>
+  %c = linalg.fill ins(%z : f32) outs(%ec : tensor<4x4xf32>) -> tensor<4x4xf32>
+  %r = linalg.generic {indexing_maps = [affine_map<(d0, d1, d2) -> (d0, d2)>, affine_map<(d0, d1, d2) -> (d2, d1)>, affine_map<(d0, d1, d2) -> (d0, d1)>], iterator_types = ["parallel", "parallel", "reduction"]}
+      ins(%wa, %i1 : tensor<4x8xf32>, tensor<8x4xf32>) outs(%c : tensor<4x4xf32>) {
+  ^bb0(%u: f32, %v: f32, %acc: f32):
+    %m = arith.mulf %u, %v : f32
+    %s = arith.addf %acc, %m : f32
+    linalg.yield %s : f32
+  } -> tensor<4x4xf32>
+  return %r : tensor<4x4xf32>
+}
