@@ -11,7 +11,8 @@
 //    compose, the extf moves into the body);
 //  - a result that is extf of a value the same producer also yields as
 //    another result (a layer norm's multi-output generic yields y in bf16
-//    and extf(y)), possibly reshaped, is replaced by that narrow result.
+//    and extf(y)), or of an input read as the result is written (a widened
+//    copy), possibly reshaped, is replaced by that narrow value.
 // rankc-gpu-library-calls then calls cuBLASLt on bf16 (f16) A and B.
 //
 //===----------------------------------------------------------------------===//
@@ -40,7 +41,8 @@ bool onlyWidens(linalg::GenericOp g, FloatType narrow) {
 }
 
 /// Where `v` is the widening of a narrow value the same generic yields as
-/// another result: that result, and the reshapes from it to `v`.
+/// another result, or reads as an input with the same map: that value, and
+/// the reshapes from it to `v`.
 struct Sibling {
   Value narrowResult;
   SmallVector<Operation *> reshapes; // outermost first
@@ -61,11 +63,19 @@ std::optional<Sibling> findSibling(Value v, FloatType narrow) {
   auto ext = yield.getOperand(i).getDefiningOp<arith::ExtFOp>();
   if (!ext || ext.getIn().getType() != narrow)
     return std::nullopt;
+  AffineMap map = g.getIndexingMapMatchingResult(g->getResult(i));
   for (auto [j, y] : llvm::enumerate(yield.getOperands()))
     if (y == ext.getIn() &&
-        g.getIndexingMapMatchingResult(g->getResult(j)) ==
-            g.getIndexingMapMatchingResult(g->getResult(i)))
+        g.getIndexingMapMatchingResult(g->getResult(j)) == map)
       s.narrowResult = g->getResult(j);
+  // Or an input, read as the result is written: the generic widens a copy
+  // of it (the same elements at the same places).
+  if (auto arg = dyn_cast<BlockArgument>(ext.getIn());
+      !s.narrowResult && arg && arg.getOwner() == g.getBody() &&
+      arg.getArgNumber() < g.getNumDpsInputs() &&
+      g.getMatchingIndexingMap(g.getDpsInputOperand(arg.getArgNumber())) ==
+          map)
+    s.narrowResult = g.getDpsInputs()[arg.getArgNumber()];
   if (!s.narrowResult)
     return std::nullopt;
   return s;

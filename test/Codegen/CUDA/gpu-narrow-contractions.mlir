@@ -217,3 +217,41 @@ func.func @one_side(%a: tensor<4x8xbf16>, %b0: tensor<4x4xbf16>, %b1: tensor<4x4
   } -> tensor<4x4xf32>
   return %r : tensor<4x4xf32>
 }
+
+// A's widening has another reader (so it is not fused) and reaches the
+// contraction reshaped: the contraction reads its bf16 input, reshaped the
+// same way; the widened copy stays for its other reader.
+// CHECK-LABEL: func.func @widened_copy_reshaped
+// CHECK-SAME:    (%[[A:.*]]: tensor<2x4x8xbf16>, %[[B:.*]]: tensor<8x4xbf16>)
+// CHECK:         %[[W:.*]] = linalg.generic
+// CHECK:         %[[AC:.*]] = tensor.collapse_shape %[[A]] {{.*}} : tensor<2x4x8xbf16> into tensor<8x8xbf16>
+// CHECK:         linalg.generic {{.*}} ins(%[[AC]], %[[B]] : tensor<8x8xbf16>, tensor<8x4xbf16>)
+// CHECK:         return %{{.*}}, %[[W]]
+func.func @widened_copy_reshaped(%a: tensor<2x4x8xbf16>, %b: tensor<8x4xbf16>) -> (tensor<8x4xf32>, tensor<2x4x8xf32>) {
+  %ea = tensor.empty() : tensor<2x4x8xf32>
+  %wa = linalg.generic {indexing_maps = [affine_map<(d0, d1, d2) -> (d0, d1, d2)>, affine_map<(d0, d1, d2) -> (d0, d1, d2)>], iterator_types = ["parallel", "parallel", "parallel"]}
+      ins(%a : tensor<2x4x8xbf16>) outs(%ea : tensor<2x4x8xf32>) {
+  ^bb0(%v: bf16, %o: f32):
+    %e = arith.extf %v : bf16 to f32
+    linalg.yield %e : f32
+  } -> tensor<2x4x8xf32>
+  %ac = tensor.collapse_shape %wa [[0, 1], [2]] : tensor<2x4x8xf32> into tensor<8x8xf32>
+  %eb = tensor.empty() : tensor<8x4xf32>
+  %wb = linalg.generic {indexing_maps = [#id, #id], iterator_types = ["parallel", "parallel"]}
+      ins(%b : tensor<8x4xbf16>) outs(%eb : tensor<8x4xf32>) {
+  ^bb0(%v: bf16, %o: f32):
+    %e = arith.extf %v : bf16 to f32
+    linalg.yield %e : f32
+  } -> tensor<8x4xf32>
+  %z = arith.constant 0.0 : f32
+  %ec = tensor.empty() : tensor<8x4xf32>
+  %c = linalg.fill ins(%z : f32) outs(%ec : tensor<8x4xf32>) -> tensor<8x4xf32>
+  %r = linalg.generic {indexing_maps = [affine_map<(d0, d1, d2) -> (d0, d2)>, affine_map<(d0, d1, d2) -> (d2, d1)>, affine_map<(d0, d1, d2) -> (d0, d1)>], iterator_types = ["parallel", "parallel", "reduction"]}
+      ins(%ac, %wb : tensor<8x8xf32>, tensor<8x4xf32>) outs(%c : tensor<8x4xf32>) {
+  ^bb0(%u: f32, %v: f32, %acc: f32):
+    %m = arith.mulf %u, %v : f32
+    %s = arith.addf %acc, %m : f32
+    linalg.yield %s : f32
+  } -> tensor<8x4xf32>
+  return %r, %wa : tensor<8x4xf32>, tensor<2x4x8xf32>
+}
