@@ -106,7 +106,13 @@ def RankcGpuNarrowContractions : Pass<"rankc-gpu-narrow-contractions", "mlir::fu
     v3: an f32 contraction between casts): rankc-gpu-library-calls runs
     such a GEMM with CUBLAS_COMPUTE_32F_FAST_16BF (FAST_16F), whose
     rounding of the inputs is exact on them: the same values, on tensor
-    cores.
+    cores. Then each marked contraction reads the narrow values themselves
+    where its operands' producer is their widening (an extf-only generic
+    fused in; a multi-output generic's extf of a value it also yields
+    narrow; a widened copy of an input; through reshapes), both operands
+    or neither, and widens them in its body: cuBLASLt reads bf16 A and B
+    (half the bytes, its fast kernels) into an f32 C, and the widening
+    kernels go.
   }];
   let dependentDialects = ["mlir::linalg::LinalgDialect"];
 }
