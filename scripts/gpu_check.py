@@ -120,8 +120,11 @@ def dags(work):
         outputs.update({f"sum{n}": f"sum{n}", f"max{n}": f"max{n}"})
     reductions = {"world_size": 1, "programs": [{"ranks": "all", "nodes": red_nodes,
                                                  "outputs": outputs}]}
+    # The same GEMMs of f16 (f32 accumulation, dag-format.md v3): cuBLASLt
+    # reads f16 A and B into an f32 C (rankc_rt_gemm's RANKC_F16).
+    gemm16 = json.loads(json.dumps(gemm).replace('"f32"', '"f16"'))
     for name, doc in [("gemm-shapes", gemm), ("gemm-shapes-tf32", gemm),
-                      ("reductions", reductions)]:
+                      ("gemm-shapes-f16", gemm16), ("reductions", reductions)]:
         path = os.path.join(work, name + ".json")
         with open(path, "w") as f:
             json.dump(doc, f)
