@@ -10,27 +10,18 @@ rankc build; AUTOCAST=0 for f32 steps). Each round runs A then B: `launch
 --steps 40 --stats`, median step of the last 20 (host wall time of the
 whole step, CUDA graphs as the build makes them). Prints per name each
 round's two medians and the median of B / A over the rounds."""
-import json
 import os
 import statistics
-import subprocess
 import sys
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
 import memory  # noqa: E402
-
-STEPS = 40
+from autocast_speed import rankc_step_s  # noqa: E402
 
 
 def step_ms(d):
-    stats = os.path.join(d, "stats.json")
-    subprocess.run([os.path.join(d, "exe", "launch"), "--inputs", os.path.join(d, "in"),
-                    "--outputs", os.path.join(d, "res"), "--steps", str(STEPS),
-                    "--stats", stats, "--timeout", "500"], check=True,
-                   stdout=subprocess.DEVNULL)
-    r = json.load(open(stats))["ranks"][0]
-    return statistics.median([s["wall"] for s in r["per_step"][STEPS // 2:]]) * 1e3
+    return rankc_step_s(d) * 1e3
 
 
 def main(rounds, a, b, names):

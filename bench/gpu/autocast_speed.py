@@ -69,6 +69,18 @@ def torch_side(name, mode):
                       "loss": float(loss)}))
 
 
+def rankc_step_s(d):
+    """The prepared step in `d`: `launch --steps 40 --stats`, the median
+    step of the last 20 (host wall time of the whole step), in seconds."""
+    stats = os.path.join(d, "stats.json")
+    subprocess.run([os.path.join(d, "exe", "launch"), "--inputs", os.path.join(d, "in"),
+                    "--outputs", os.path.join(d, "res"), "--steps", str(STEPS),
+                    "--stats", stats, "--timeout", "500"], check=True,
+                   stdout=subprocess.DEVNULL)
+    r = json.load(open(stats))["ranks"][0]
+    return statistics.median([s["wall"] for s in r["per_step"][STEPS // 2:]])
+
+
 def run(work, names):
     from rankc.datasets import save_inputs
     print(f"| model ({'bf16 autocast' if AUTOCAST else 'f32'}) | rankc ms | eager ms | torch.compile ms "
@@ -78,13 +90,7 @@ def run(work, names):
         d = os.path.join(work, name)
         m, x, t, _, _ = memory.setup(name)
         save_inputs(os.path.join(d, "in"), m, [(x,)], targets=[(t,)] if t is not None else None)
-        stats = os.path.join(d, "stats.json")
-        subprocess.run([os.path.join(d, "exe", "launch"), "--inputs", os.path.join(d, "in"),
-                        "--outputs", os.path.join(d, "res"), "--steps", str(STEPS),
-                        "--stats", stats, "--timeout", "500"], check=True,
-                       stdout=subprocess.DEVNULL)
-        r = json.load(open(stats))["ranks"][0]
-        ours = statistics.median([s["wall"] for s in r["per_step"][STEPS // 2:]])
+        ours = rankc_step_s(d)
         theirs = {}
         for mode in ("eager", "compile", "reduce-overhead"):
             p = subprocess.run([sys.executable, __file__, "torch", name, mode],
