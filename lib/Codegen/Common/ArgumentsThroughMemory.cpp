@@ -9,8 +9,11 @@
 // reads, so its arguments and its block both grow with the network: 10,000
 // arguments and a block of 200,000 ops at 10^5 nodes, 31 s of the build in
 // that one conversion. Here such a function gets its buffers' descriptors
-// in a struct its caller fills: one argument, loaded field by field at the
-// callee's entry, where nothing else is converted.
+// in a block its caller fills: one argument, loaded field by field at the
+// callee's entry, where nothing else is converted. Many results cost the
+// same at the call (each replaced result checked against the caller's
+// block, whose order each extraction invalidates): a function of many
+// buffer results stores them into a block its caller passes and reads.
 //
 // (Pass description: include/rankc/Codegen/Common/Passes.td.)
 //
@@ -88,13 +91,14 @@ struct Frame {
   LLVM::LLVMArrayType type;
 };
 
-std::optional<Frame> frameFor(func::FuncOp fn, const llvm::BitVector &moved,
+std::optional<Frame> frameFor(func::FuncOp fn, TypeRange types,
+                              const llvm::BitVector &moved,
                               const LLVMTypeConverter &converter) {
   Frame frame;
   DataLayout layout = DataLayout::closest(fn);
   uint64_t size = 0;
   for (int i : moved.set_bits()) {
-    Type descriptor = converter.convertType(fn.getArgumentTypes()[i]);
+    Type descriptor = converter.convertType(types[i]);
     if (!descriptor)
       return std::nullopt;
     uint64_t align = layout.getTypeABIAlignment(descriptor);
@@ -186,6 +190,81 @@ void storeArguments(func::CallOp call, const llvm::BitVector &moved,
   call.getOperandsMutable().assign(operands);
 }
 
+/// The results that move: ranked memrefs (their attributes, read by
+/// passes before this one, are dropped).
+llvm::BitVector movedResults(func::FuncOp fn) {
+  llvm::BitVector moved(fn.getNumResults());
+  for (auto [i, type] : llvm::enumerate(fn.getResultTypes()))
+    moved[i] = isa<MemRefType>(type);
+  return moved;
+}
+
+/// `fn` takes a pointer to a block first and stores the moved results'
+/// descriptors there at each return, returning the others.
+void storeResults(func::FuncOp fn, const llvm::BitVector &moved,
+                  const Frame &frame) {
+  MLIRContext *ctx = fn.getContext();
+  if (failed(fn.insertArgument(0, LLVM::LLVMPointerType::get(ctx),
+                               DictionaryAttr::get(ctx), fn.getLoc())))
+    llvm_unreachable("a func.func takes a new first argument");
+  Value base = fn.getArgument(0);
+  fn.walk([&](func::ReturnOp ret) {
+    OpBuilder b(ret);
+    SmallVector<Value> kept;
+    int64_t field = 0;
+    for (auto [i, value] : llvm::enumerate(ret.getOperands())) {
+      if (!moved[i]) {
+        kept.push_back(value);
+        continue;
+      }
+      Value descriptor = UnrealizedConversionCastOp::create(
+                             b, ret.getLoc(), frame.descriptors[field], value)
+                             .getResult(0);
+      LLVM::StoreOp::create(
+          b, ret.getLoc(), descriptor,
+          slotAt(b, ret.getLoc(), base, frame.offsets[field]));
+      ++field;
+    }
+    ret.getOperandsMutable().assign(kept);
+  });
+  if (failed(fn.eraseResults(moved)))
+    llvm_unreachable("func.func drops results");
+}
+
+/// The call passes a block of its caller's stack first and reads the moved
+/// results from it right after it.
+void loadResults(func::CallOp call, const llvm::BitVector &moved,
+                 const Frame &frame, Value base) {
+  Location loc = call.getLoc();
+  OpBuilder b(call);
+  SmallVector<Value> operands{base};
+  llvm::append_range(operands, call.getOperands());
+  SmallVector<Type> kept;
+  for (auto [i, type] : llvm::enumerate(call.getResultTypes()))
+    if (!moved[i])
+      kept.push_back(type);
+  auto replacement = func::CallOp::create(b, loc, call.getCalleeAttr(), kept,
+                                          operands);
+  for (NamedAttribute a : call->getDiscardableAttrs())
+    replacement->setAttr(a.getName(), a.getValue());
+  b.setInsertionPointAfter(replacement);
+  int64_t field = 0, next = 0;
+  for (auto [i, result] : llvm::enumerate(call.getResults())) {
+    if (!moved[i]) {
+      result.replaceAllUsesWith(replacement.getResult(next++));
+      continue;
+    }
+    Value loaded = LLVM::LoadOp::create(
+        b, loc, frame.descriptors[field],
+        slotAt(b, loc, base, frame.offsets[field]));
+    result.replaceAllUsesWith(
+        UnrealizedConversionCastOp::create(b, loc, result.getType(), loaded)
+            .getResult(0));
+    ++field;
+  }
+  call.erase();
+}
+
 struct ArgumentsThroughMemoryPass
     : public rankc::impl::RankcArgumentsThroughMemoryBase<
           ArgumentsThroughMemoryPass> {
@@ -208,17 +287,27 @@ struct ArgumentsThroughMemoryPass
       if (fn.isExternal() || !fn.isPrivate())
         continue;
       llvm::BitVector moved = movedArguments(fn);
-      if (int64_t(moved.count()) <= maxArguments)
+      if (int64_t(moved.count()) <= maxArguments &&
+          int64_t(movedResults(fn).count()) <= maxArguments)
         continue;
       std::optional<SmallVector<func::CallOp>> calls = directCalls(fn, users);
       if (!calls)
         continue;
-      std::optional<Frame> frame = frameFor(fn, moved, converter);
-      if (!frame)
-        continue;
-      for (func::CallOp call : *calls)
-        storeArguments(call, moved, *frame, frameOf(call, *frame, frames));
-      loadArguments(fn, moved, *frame);
+      if (int64_t(moved.count()) > maxArguments)
+        if (std::optional<Frame> frame =
+                frameFor(fn, fn.getArgumentTypes(), moved, converter)) {
+          for (func::CallOp call : *calls)
+            storeArguments(call, moved, *frame, frameOf(call, *frame, frames));
+          loadArguments(fn, moved, *frame);
+        }
+      llvm::BitVector results = movedResults(fn);
+      if (int64_t(results.count()) > maxArguments)
+        if (std::optional<Frame> frame =
+                frameFor(fn, fn.getResultTypes(), results, converter)) {
+          storeResults(fn, results, *frame);
+          for (func::CallOp call : *calls)
+            loadResults(call, results, *frame, frameOf(call, *frame, frames));
+        }
     }
   }
 };

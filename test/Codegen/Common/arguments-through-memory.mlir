@@ -74,6 +74,32 @@ func.func private @unused(%x: memref<4xf32>, %y: memref<4xf32>, %z: memref<4xf32
   return
 }
 
+// Results too: @three returns three buffers (more than max-arguments):
+// it stores their descriptors into a block its caller passes first, and
+// returns nothing; the caller loads them right after the call.
+// CHECK-LABEL: func.func private @three(
+// CHECK-SAME:    %[[R:.*]]: !llvm.ptr, %[[X:.*]]: memref<4xf32>) {
+// CHECK:         %[[D0:.*]] = builtin.unrealized_conversion_cast %[[X]] : memref<4xf32> to
+// CHECK-NEXT:    %[[S0:.*]] = llvm.getelementptr inbounds %[[R]][0]
+// CHECK-NEXT:    llvm.store %[[D0]], %[[S0]]
+// CHECK:         llvm.getelementptr inbounds %[[R]][40]
+// CHECK:         llvm.getelementptr inbounds %[[R]][80]
+// CHECK:         return{{$}}
+func.func private @three(%x: memref<4xf32>) -> (memref<4xf32>, memref<4xf32>, memref<4xf32>) {
+  return %x, %x, %x : memref<4xf32>, memref<4xf32>, memref<4xf32>
+}
+// CHECK-LABEL: func.func @calls_three(
+// CHECK:         %[[BLOCK:.*]] = llvm.alloca %{{.*}} x !llvm.array<15 x i64>
+// CHECK:         call @three(%[[BLOCK]], %{{.*}}) : (!llvm.ptr, memref<4xf32>) -> ()
+// CHECK-NEXT:    %[[Q0:.*]] = llvm.getelementptr inbounds %[[BLOCK]][0]
+// CHECK-NEXT:    %[[L0:.*]] = llvm.load %[[Q0]]
+// CHECK-NEXT:    %[[M0:.*]] = builtin.unrealized_conversion_cast %[[L0]] : {{.*}} to memref<4xf32>
+// CHECK:         return %[[M0]], %{{.*}}, %{{.*}} :
+func.func @calls_three(%x: memref<4xf32>) -> (memref<4xf32>, memref<4xf32>, memref<4xf32>) {
+  %r:3 = call @three(%x) : (memref<4xf32>) -> (memref<4xf32>, memref<4xf32>, memref<4xf32>)
+  return %r#0, %r#1, %r#2 : memref<4xf32>, memref<4xf32>, memref<4xf32>
+}
+
 // After func-to-llvm, the casts meet memref-to-llvm's and fold away: the
 // callee reads its descriptors straight from the block.
 // LLVM-LABEL: llvm.func @part(

@@ -99,8 +99,13 @@ def RankcArgumentsThroughMemory : Pass<"rankc-arguments-through-memory", "mlir::
     loaded at its entry (one load a buffer, cast back to the memref so that
     the body is unchanged). Each caller stores the descriptors into a
     block of its own stack (an alloca of its entry block) right before the
-    call. Runs before func-to-llvm, on both backends; the casts meet the
-    descriptor casts of memref-to-llvm and fold away.
+    call. Likewise for results: a function returning more than
+    `max-arguments` ranked memrefs stores their descriptors into a block
+    its caller passes first (their result attributes, read by earlier
+    passes only, are dropped) and the caller loads them right after the
+    call (the schedule returns every updated weight). Runs before
+    func-to-llvm, on both backends; the casts meet the descriptor casts of
+    memref-to-llvm and fold away.
   }];
   let dependentDialects = ["mlir::LLVM::LLVMDialect"];
   let options = [
