@@ -35,7 +35,7 @@ bool wholeAllocation(Value buffer) {
 }
 
 /// Whether `op` (an op of `block`) or an op nested in it uses any of
-/// `values`; how many of its own operands are among them.
+/// `values`.
 bool usesAny(Operation *op, Block *block, ArrayRef<Value> values) {
   for (Value v : values)
     for (Operation *user : v.getUsers())

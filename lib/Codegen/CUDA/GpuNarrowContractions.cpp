@@ -161,7 +161,7 @@ struct GpuNarrowContractionsPass
     // (NarrowOperands.cpp).
     IRRewriter rewriter(&getContext());
     for (auto [op, narrow] : marked)
-      (void)rankc::readNarrowOperands(op, narrow, rewriter);
+      rankc::readNarrowOperands(op, narrow, rewriter);
     // The widened copies nothing reads now: their generics gone, or the
     // result dropped from a generic that yields others (a kernel less, or
     // one that writes half the bytes).

@@ -133,14 +133,13 @@ void readNarrow(linalg::GenericOp op, unsigned index, Value narrowValue,
 
 } // namespace
 
-linalg::LinalgOp rankc::readNarrowOperands(linalg::LinalgOp op,
-                                           FloatType narrow,
-                                           RewriterBase &rewriter) {
+void rankc::readNarrowOperands(linalg::LinalgOp op, FloatType narrow,
+                               RewriterBase &rewriter) {
   auto g = dyn_cast<linalg::GenericOp>(op.getOperation());
   // Both or neither: cuBLASLt takes A and B of one type.
   if (!g || g.getNumDpsInputs() != 2 || !canReadNarrow(g, 0, narrow) ||
       !canReadNarrow(g, 1, narrow))
-    return op;
+    return;
   for (unsigned i = 0; i < 2; ++i) {
     Value v = g.getDpsInputs()[i];
     if (getElementTypeOrSelf(v.getType()) == narrow)
@@ -163,5 +162,4 @@ linalg::LinalgOp rankc::readNarrowOperands(linalg::LinalgOp op,
     rewriter.eraseOp(g);
     g = result;
   }
-  return g;
 }

@@ -14,10 +14,9 @@ namespace rankc {
 
 /// `op` (a contraction on tensors whose inputs are widened `narrow`
 /// values) reading the narrow values where their widening is its operands'
-/// producer; the op that replaced it (or `op`).
-mlir::linalg::LinalgOp readNarrowOperands(mlir::linalg::LinalgOp op,
-                                          mlir::FloatType narrow,
-                                          mlir::RewriterBase &rewriter);
+/// producer (it may be replaced by the op fusion makes).
+void readNarrowOperands(mlir::linalg::LinalgOp op, mlir::FloatType narrow,
+                        mlir::RewriterBase &rewriter);
 
 } // namespace rankc
 

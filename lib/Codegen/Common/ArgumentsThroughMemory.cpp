@@ -80,8 +80,8 @@ llvm::BitVector movedArguments(func::FuncOp fn) {
   return moved;
 }
 
-/// Where each moved argument's descriptor lies in the block its caller
-/// fills: descriptors one after another, each at its own alignment. (A
+/// Where each moved argument's (or result's) descriptor lies in the block
+/// its caller provides: descriptors one after another, each at its own alignment. (A
 /// struct type of them all would do as well, but would be printed whole in
 /// every access: 10,000 descriptors make a type of half a megabyte.)
 struct Frame {
@@ -122,27 +122,59 @@ Value slotAt(OpBuilder &b, Location loc, Value base, int64_t offset) {
                              LLVM::GEPNoWrapFlags::inbounds);
 }
 
+/// Stores the descriptors of the `values` that `moved` marks into the
+/// block at `base` (at `b`'s insertion point); the others, in order.
+SmallVector<Value> storeDescriptors(OpBuilder &b, Location loc,
+                                   ValueRange values,
+                                   const llvm::BitVector &moved,
+                                   const Frame &frame, Value base) {
+  SmallVector<Value> kept;
+  int64_t field = 0;
+  for (auto [i, value] : llvm::enumerate(values)) {
+    if (!moved[i]) {
+      kept.push_back(value);
+      continue;
+    }
+    Value descriptor = UnrealizedConversionCastOp::create(
+                           b, loc, frame.descriptors[field], value)
+                           .getResult(0);
+    LLVM::StoreOp::create(b, loc, descriptor,
+                          slotAt(b, loc, base, frame.offsets[field]));
+    ++field;
+  }
+  return kept;
+}
+
+/// The buffer of type `type` whose descriptor is the block's `field`-th.
+Value loadDescriptor(OpBuilder &b, Location loc, const Frame &frame,
+                     int64_t field, Value base, Type type) {
+  Value loaded = LLVM::LoadOp::create(
+      b, loc, frame.descriptors[field],
+      slotAt(b, loc, base, frame.offsets[field]));
+  return UnrealizedConversionCastOp::create(b, loc, type, loaded).getResult(0);
+}
+
+/// `fn`'s new first argument: the pointer to a block.
+Value takeBlockPointer(func::FuncOp fn) {
+  MLIRContext *ctx = fn.getContext();
+  if (failed(fn.insertArgument(0, LLVM::LLVMPointerType::get(ctx),
+                               DictionaryAttr::get(ctx), fn.getLoc())))
+    llvm_unreachable("a func.func takes a new first argument");
+  return fn.getArgument(0);
+}
+
 /// `fn` takes a pointer to the block first, loads the moved arguments'
 /// descriptors from it at its entry, and no longer takes them.
 void loadArguments(func::FuncOp fn, const llvm::BitVector &moved,
                    const Frame &frame) {
-  MLIRContext *ctx = fn.getContext();
-  Location loc = fn.getLoc();
+  Value base = takeBlockPointer(fn);
   Block &entry = fn.getBody().front();
-  if (failed(fn.insertArgument(0, LLVM::LLVMPointerType::get(ctx),
-                               DictionaryAttr::get(ctx), loc)))
-    llvm_unreachable("a func.func takes a new first argument");
-  Value base = entry.getArgument(0);
   OpBuilder b = OpBuilder::atBlockBegin(&entry);
   llvm::BitVector erased(fn.getNumArguments());
   for (auto [field, i] : llvm::enumerate(moved.set_bits())) {
     BlockArgument arg = entry.getArgument(i + 1);
-    Value loaded =
-        LLVM::LoadOp::create(b, loc, frame.descriptors[field],
-                             slotAt(b, loc, base, frame.offsets[field]));
-    arg.replaceAllUsesWith(
-        UnrealizedConversionCastOp::create(b, loc, arg.getType(), loaded)
-            .getResult(0));
+    arg.replaceAllUsesWith(loadDescriptor(b, fn.getLoc(), frame, field, base,
+                                          arg.getType()));
     erased.set(i + 1);
   }
   if (failed(fn.eraseArguments(erased)))
@@ -151,8 +183,9 @@ void loadArguments(func::FuncOp fn, const llvm::BitVector &moved,
 
 /// The block on the stack of the function around `call`: an alloca of its
 /// entry block (a static slot), one a caller and size of block, however
-/// many calls (each callee reads the block whole at its entry, before
-/// anything else can call again).
+/// many calls: a callee reads its arguments' block whole at its entry and
+/// writes its results' only at its return, and the caller reads results
+/// right after the call, before anything else can use the block again.
 Value frameOf(func::CallOp call, const Frame &frame,
               DenseMap<std::pair<Operation *, Type>, Value> &frames) {
   auto caller = call->getParentOfType<FunctionOpInterface>();
@@ -171,22 +204,11 @@ Value frameOf(func::CallOp call, const Frame &frame,
 /// block right before it and passes the block's address instead.
 void storeArguments(func::CallOp call, const llvm::BitVector &moved,
                     const Frame &frame, Value base) {
-  Location loc = call.getLoc();
   OpBuilder b(call);
   SmallVector<Value> operands{base};
-  int64_t field = 0;
-  for (auto [i, operand] : llvm::enumerate(call.getOperands())) {
-    if (!moved[i]) {
-      operands.push_back(operand);
-      continue;
-    }
-    Value descriptor = UnrealizedConversionCastOp::create(
-                           b, loc, frame.descriptors[field], operand)
-                           .getResult(0);
-    LLVM::StoreOp::create(b, loc, descriptor,
-                          slotAt(b, loc, base, frame.offsets[field]));
-    ++field;
-  }
+  llvm::append_range(operands, storeDescriptors(b, call.getLoc(),
+                                                call.getOperands(), moved,
+                                                frame, base));
   call.getOperandsMutable().assign(operands);
 }
 
@@ -203,29 +225,11 @@ llvm::BitVector movedResults(func::FuncOp fn) {
 /// descriptors there at each return, returning the others.
 void storeResults(func::FuncOp fn, const llvm::BitVector &moved,
                   const Frame &frame) {
-  MLIRContext *ctx = fn.getContext();
-  if (failed(fn.insertArgument(0, LLVM::LLVMPointerType::get(ctx),
-                               DictionaryAttr::get(ctx), fn.getLoc())))
-    llvm_unreachable("a func.func takes a new first argument");
-  Value base = fn.getArgument(0);
+  Value base = takeBlockPointer(fn);
   fn.walk([&](func::ReturnOp ret) {
     OpBuilder b(ret);
-    SmallVector<Value> kept;
-    int64_t field = 0;
-    for (auto [i, value] : llvm::enumerate(ret.getOperands())) {
-      if (!moved[i]) {
-        kept.push_back(value);
-        continue;
-      }
-      Value descriptor = UnrealizedConversionCastOp::create(
-                             b, ret.getLoc(), frame.descriptors[field], value)
-                             .getResult(0);
-      LLVM::StoreOp::create(
-          b, ret.getLoc(), descriptor,
-          slotAt(b, ret.getLoc(), base, frame.offsets[field]));
-      ++field;
-    }
-    ret.getOperandsMutable().assign(kept);
+    ret.getOperandsMutable().assign(storeDescriptors(
+        b, ret.getLoc(), ret.getOperands(), moved, frame, base));
   });
   if (failed(fn.eraseResults(moved)))
     llvm_unreachable("func.func drops results");
@@ -254,13 +258,8 @@ void loadResults(func::CallOp call, const llvm::BitVector &moved,
       result.replaceAllUsesWith(replacement.getResult(next++));
       continue;
     }
-    Value loaded = LLVM::LoadOp::create(
-        b, loc, frame.descriptors[field],
-        slotAt(b, loc, base, frame.offsets[field]));
     result.replaceAllUsesWith(
-        UnrealizedConversionCastOp::create(b, loc, result.getType(), loaded)
-            .getResult(0));
-    ++field;
+        loadDescriptor(b, loc, frame, field++, base, result.getType()));
   }
   call.erase();
 }
@@ -281,27 +280,30 @@ struct ArgumentsThroughMemoryPass
     // options: 64-bit indices).
     LLVMTypeConverter converter(&getContext());
     DenseMap<std::pair<Operation *, Type>, Value> frames;
-    // (Rewriting a call keeps it the same op: the uses stay right.)
+    // (A function's calls are rewritten only while that function is: a
+    // call replaced for its results is in no other function's list.)
     SymbolUsers users = symbolUsers(module);
     for (auto fn : llvm::to_vector(module.getOps<func::FuncOp>())) {
       if (fn.isExternal() || !fn.isPrivate())
         continue;
-      llvm::BitVector moved = movedArguments(fn);
-      if (int64_t(moved.count()) <= maxArguments &&
-          int64_t(movedResults(fn).count()) <= maxArguments)
+      llvm::BitVector arguments = movedArguments(fn),
+                      results = movedResults(fn);
+      bool moveArguments = int64_t(arguments.count()) > maxArguments,
+           moveResults = int64_t(results.count()) > maxArguments;
+      if (!moveArguments && !moveResults)
         continue;
       std::optional<SmallVector<func::CallOp>> calls = directCalls(fn, users);
       if (!calls)
         continue;
-      if (int64_t(moved.count()) > maxArguments)
+      if (moveArguments)
         if (std::optional<Frame> frame =
-                frameFor(fn, fn.getArgumentTypes(), moved, converter)) {
+                frameFor(fn, fn.getArgumentTypes(), arguments, converter)) {
           for (func::CallOp call : *calls)
-            storeArguments(call, moved, *frame, frameOf(call, *frame, frames));
-          loadArguments(fn, moved, *frame);
+            storeArguments(call, arguments, *frame,
+                           frameOf(call, *frame, frames));
+          loadArguments(fn, arguments, *frame);
         }
-      llvm::BitVector results = movedResults(fn);
-      if (int64_t(results.count()) > maxArguments)
+      if (moveResults)
         if (std::optional<Frame> frame =
                 frameFor(fn, fn.getResultTypes(), results, converter)) {
           storeResults(fn, results, *frame);
