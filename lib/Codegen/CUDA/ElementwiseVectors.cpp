@@ -69,12 +69,10 @@ bool rankc::vectorizable(linalg::GenericOp op, int64_t width, int64_t minElement
 
 /// Tiles `op` by `width` on its innermost loop (an scf.parallel over the
 /// tiles) and vectorizes the tile: transfer reads and writes of
-/// vector<...x width>, then plain vector loads and stores.
-LogicalResult rankc::vectorizeElementwise(RewriterBase &rewriter,
-                                          linalg::GenericOp op,
-                                          int64_t width) {
-  SmallVector<int64_t> sizes(op.getNumLoops(), 1);
-  sizes.back() = width;
+
+FailureOr<linalg::LinalgOp>
+rankc::tileAsParallelLoops(RewriterBase &rewriter, linalg::LinalgOp op,
+                           ArrayRef<int64_t> sizes) {
   linalg::LinalgTilingOptions tiling;
   tiling.setTileSizes(sizes).setLoopType(
       linalg::LinalgTilingLoopType::ParallelLoops);
@@ -84,14 +82,26 @@ LogicalResult rankc::vectorizeElementwise(RewriterBase &rewriter,
   if (failed(tiled))
     return failure();
   rewriter.eraseOp(op);
-  Operation *tile = tiled->op;
-  rewriter.setInsertionPoint(tile);
-  if (failed(linalg::vectorize(rewriter, tile))) {
+  return tiled->op;
+}
+
+/// vector<...x width>, then plain vector loads and stores.
+LogicalResult rankc::vectorizeElementwise(RewriterBase &rewriter,
+                                          linalg::GenericOp op,
+                                          int64_t width) {
+  SmallVector<int64_t> sizes(op.getNumLoops(), 1);
+  sizes.back() = width;
+  FailureOr<linalg::LinalgOp> tile =
+      rankc::tileAsParallelLoops(rewriter, op, sizes);
+  if (failed(tile))
+    return failure();
+  rewriter.setInsertionPoint(*tile);
+  if (failed(linalg::vectorize(rewriter, *tile))) {
     // Not vectorizable after all: the tile as scalar loops.
-    if (failed(linalg::linalgOpToLoops(rewriter, tiled->op)))
+    if (failed(linalg::linalgOpToLoops(rewriter, *tile)))
       return failure();
   }
-  rewriter.eraseOp(tile);
+  rewriter.eraseOp(*tile);
   return success();
 }
 

@@ -14,6 +14,12 @@
 
 namespace rankc {
 
+/// `op` tiled by `sizes` (0: not tiled) as scf.parallel loops over the
+/// tiles, and erased; the tile's op.
+mlir::FailureOr<mlir::linalg::LinalgOp>
+tileAsParallelLoops(mlir::RewriterBase &rewriter, mlir::linalg::LinalgOp op,
+                    llvm::ArrayRef<int64_t> sizes);
+
 /// Whether `op` (elementwise, static, at least `minElements` elements) walks
 /// every operand's contiguous dimension innermost in `width`-aligned runs.
 bool vectorizable(mlir::linalg::GenericOp op, int64_t width,

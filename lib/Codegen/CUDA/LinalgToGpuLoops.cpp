@@ -113,16 +113,11 @@ LogicalResult registerBlock(RewriterBase &rewriter, linalg::LinalgOp op,
   for (unsigned i = 0; i < np; ++i)
     sizes[i] = 1;
   sizes[np - 1] = sizes[np - 2] = block;
-  linalg::LinalgTilingOptions tiling;
-  tiling.setTileSizes(sizes).setLoopType(
-      linalg::LinalgTilingLoopType::ParallelLoops);
-  rewriter.setInsertionPoint(op);
-  FailureOr<linalg::TiledLinalgOp> tiled =
-      linalg::tileLinalgOp(rewriter, op, tiling);
+  FailureOr<linalg::LinalgOp> tiled =
+      rankc::tileAsParallelLoops(rewriter, op, sizes);
   if (failed(tiled))
     return failure();
-  rewriter.eraseOp(op);
-  linalg::LinalgOp tile = tiled->op;
+  linalg::LinalgOp tile = *tiled;
   linalg::GenericOp generic = dyn_cast<linalg::GenericOp>(tile.getOperation());
   if (!generic) {
     rewriter.setInsertionPoint(tile);
