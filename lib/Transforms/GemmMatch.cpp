@@ -7,6 +7,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "rankc/Transforms/GemmMatch.h"
+#include "rankc/Transforms/FirstAccess.h"
 #include "rankc_runtime.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
@@ -19,6 +20,7 @@
 #include "llvm/ADT/SmallPtrSet.h"
 
 using namespace mlir;
+using rankc::FirstAccess;
 using rankc::Gemm;
 
 int rankc::gemmDType(Type t) {
@@ -164,7 +166,22 @@ FailureOr<Gemm> rankc::asGemm(linalg::LinalgOp op, bool anyLayout,
 }
 
 
-linalg::FillOp rankc::zeroFillOf(linalg::LinalgOp op, Value acc) {
+namespace {
+
+/// Ops before a contraction looked at for its accumulator's fill: a bound,
+/// so that the search stays linear in the function.
+constexpr int kLookback = 64;
+
+Value underReshapes(Value v) {
+  while (isa_and_nonnull<memref::CollapseShapeOp, memref::ExpandShapeOp>(
+      v.getDefiningOp()))
+    v = v.getDefiningOp()->getOperand(0);
+  return v;
+}
+
+/// Where `acc` is no whole allocation (a function's argument, a subview):
+/// the fill right before `op`, only ops that touch no memory between.
+linalg::FillOp fillRightBefore(linalg::LinalgOp op, Value acc) {
   // The accumulator, and the buffers it is a reshape of (GpuCollapseDims
   // collapses a contraction's output after its fill was made).
   SmallVector<Value> chain{acc};
@@ -190,8 +207,7 @@ linalg::FillOp rankc::zeroFillOf(linalg::LinalgOp op, Value acc) {
     else if (!reshapes.contains(x) && !isMemoryEffectFree(x))
       return {};
   }
-  if (!fill || !matchPattern(fill.getDpsInputOperand(0)->get(),
-                             m_AnyZeroFloat()))
+  if (!fill)
     return {};
   // No other view of the buffer made before the fill (it could be written
   // through between): every user of the chain is the fill, its reshapes,
@@ -209,6 +225,42 @@ linalg::FillOp rankc::zeroFillOf(linalg::LinalgOp op, Value acc) {
         continue;
       return {};
     }
+  return fill;
+}
+
+} // namespace
+
+linalg::FillOp rankc::zeroFillOf(linalg::LinalgOp op, Value acc) {
+  // The nearest fill before `op` of the buffer under `acc`'s reshapes.
+  Value buffer = underReshapes(acc);
+  linalg::FillOp fill;
+  int looked = 0;
+  for (Operation *x = op->getPrevNode(); x && !fill && looked < kLookback;
+       x = x->getPrevNode(), ++looked)
+    if (auto f = dyn_cast<linalg::FillOp>(x);
+        f && f.hasPureBufferSemantics() &&
+        underReshapes(f.getOutputs()[0]) == buffer)
+      fill = f;
+  if (fill) {
+    // `op` the first to touch the buffer after it (the layer norm that
+    // makes A, the copies that stage the operands may come between), and
+    // only as its accumulator.
+    if (FailureOr<FirstAccess> access = firstAccessAfterFill(fill, kLookback);
+        succeeded(access)) {
+      if (access->op != op.getOperation() ||
+          !llvm::is_contained(access->views, acc) ||
+          llvm::any_of(op->getOpOperands(), [&](OpOperand &o) {
+            return op.isDpsInput(&o) &&
+                   llvm::is_contained(access->views, o.get());
+          }))
+        fill = {};
+    } else {
+      fill = fillRightBefore(op, acc);
+    }
+  }
+  if (!fill ||
+      !matchPattern(fill.getDpsInputOperand(0)->get(), m_AnyZeroFloat()))
+    return {};
   return fill;
 }
 

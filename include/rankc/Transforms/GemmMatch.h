@@ -32,9 +32,11 @@ int gemmDType(mlir::Type t);
 mlir::FailureOr<Gemm> asGemm(mlir::linalg::LinalgOp op, bool anyLayout = false,
                              bool narrowInputs = false);
 
-/// The fill of zeros right before `op` that starts its accumulator `acc`
-/// (or the buffer `acc` is a reshape of, the reshapes in between), if any:
-/// a GEMM call folds it (beta = 0).
+/// The fill of zeros that starts `op`'s accumulator `acc` (or the buffer
+/// `acc` is a reshape of), if any: a GEMM call folds it (beta = 0). Either
+/// `op` is the first op after the fill to touch the buffer, a whole
+/// allocation (FirstAccess.h), or only ops that touch no memory come
+/// between them.
 mlir::linalg::FillOp zeroFillOf(mlir::linalg::LinalgOp op, mlir::Value acc);
 
 /// Gives every operand of `op` that is a strided view a buffer of identity

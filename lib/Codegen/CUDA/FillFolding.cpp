@@ -2,72 +2,30 @@
 //
 // (What and why: FillFolding.h.)
 //
-// The fill may fold when nothing between it and the reduction accesses its
-// buffer: the buffer is a whole allocation (memref.alloc, gpu.alloc, or a
-// memref.view of the step's arena, whose plan gives no two live buffers the
-// same bytes) with no view made before the fill but reshapes, and the first
-// op after the fill that uses the buffer or a reshape of it is the
-// reduction, using it once, as an output written by a
-// projected permutation (each element by one parallel iteration). Linalg's
-// semantics give the rest: the reduction writes every element of its
-// output, and an element is read and written only by its own update.
+// The fill may fold when the first op after it to touch its buffer
+// (rankc::firstAccessAfterFill: a whole allocation, seen through reshapes)
+// is the reduction, using it once, as an output written by a projected
+// permutation (each element by one parallel iteration). Linalg's semantics
+// give the rest: the reduction writes every element of its output, and an
+// element is read and written only by its own update.
 //
 //===----------------------------------------------------------------------===//
 
 #include "FillFolding.h"
 
-#include "mlir/Dialect/GPU/IR/GPUDialect.h"
+#include "rankc/Transforms/FirstAccess.h"
+
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/IR/PatternMatch.h"
-#include "mlir/Interfaces/ViewLikeInterface.h"
 
 using namespace mlir;
+using rankc::FirstAccess;
 
 namespace {
 
 /// Ops after a fill looked at for its reduction: a bound, so that the
 /// search stays linear in the function.
 constexpr int kLookahead = 64;
-
-bool wholeAllocation(Value buffer) {
-  Operation *def = buffer.getDefiningOp();
-  return def && isa<memref::AllocOp, gpu::AllocOp, memref::ViewOp>(def);
-}
-
-/// Whether `op` (an op of `block`) or an op nested in it uses any of
-/// `values`.
-bool usesAny(Operation *op, Block *block, ArrayRef<Value> values) {
-  for (Value v : values)
-    for (Operation *user : v.getUsers())
-      if (block->findAncestorOpInBlock(*user) == op)
-        return true;
-  return false;
-}
-
-/// The buffer and its reshapes made before `fill` (each element under
-/// another shape: the fill and the reduction may write any of them), or
-/// none if some other view of it was made before the fill (accesses
-/// through it could not be seen) or it is used outside the fill's block.
-std::optional<SmallVector<Value>> viewsBefore(linalg::FillOp fill,
-                                              Value buffer) {
-  Block *block = fill->getBlock();
-  SmallVector<Value> views{buffer};
-  for (size_t i = 0; i < views.size(); ++i)
-    for (Operation *user : views[i].getUsers()) {
-      Operation *at = block->findAncestorOpInBlock(*user);
-      if (!at)
-        return std::nullopt;
-      if (at == fill.getOperation() || fill->isBeforeInBlock(at))
-        continue;
-      if (isa<memref::CollapseShapeOp, memref::ExpandShapeOp>(at) &&
-          at == user)
-        views.push_back(user->getResult(0));
-      else if (isa<ViewLikeOpInterface>(at))
-        return std::nullopt;
-      // (Any other use before the fill is done with before it.)
-    }
-  return views;
-}
 
 } // namespace
 
@@ -77,51 +35,30 @@ rankc::findFoldableFills(func::FuncOp fn) {
   fn.walk([&](linalg::FillOp fill) {
     if (!fill.hasPureBufferSemantics())
       return;
-    Value buffer = fill.getOutputs()[0];
-    auto type = dyn_cast<MemRefType>(buffer.getType());
+    auto type = dyn_cast<MemRefType>(fill.getOutputs()[0].getType());
     if (!type || fill.getInputs()[0].getType() != type.getElementType())
       return;
-    // The allocation the fill writes, maybe under another shape.
-    while (isa_and_nonnull<memref::CollapseShapeOp, memref::ExpandShapeOp>(
-        buffer.getDefiningOp()))
-      buffer = buffer.getDefiningOp()->getOperand(0);
-    if (!wholeAllocation(buffer))
+    FailureOr<FirstAccess> access = firstAccessAfterFill(fill, kLookahead);
+    if (failed(access))
       return;
-    Block *block = fill->getBlock();
-    std::optional<SmallVector<Value>> views = viewsBefore(fill, buffer);
-    if (!views)
+    auto reduction = dyn_cast<linalg::GenericOp>(access->op);
+    if (!reduction || !reduction.hasPureBufferSemantics() ||
+        reduction.getNumReductionLoops() == 0)
       return;
-    int looked = 0;
-    for (Operation *op = fill->getNextNode(); op && looked < kLookahead;
-         op = op->getNextNode(), ++looked) {
-      if (!usesAny(op, block, *views))
+    // The buffer, once, as an output written by a projected permutation.
+    OpOperand *output = nullptr;
+    for (OpOperand &operand : reduction->getOpOperands()) {
+      if (!llvm::is_contained(access->views, operand.get()))
         continue;
-      // A reshape of the buffer is the same elements (no access itself).
-      if (isa<memref::CollapseShapeOp, memref::ExpandShapeOp>(op) &&
-          llvm::is_contained(*views, op->getOperand(0))) {
-        views->push_back(op->getResult(0));
-        continue;
-      }
-      auto reduction = dyn_cast<linalg::GenericOp>(op);
-      if (!reduction || !reduction.hasPureBufferSemantics() ||
-          reduction.getNumReductionLoops() == 0)
+      if (output || !reduction.isDpsInit(&operand))
         return;
-      // The buffer, once, as an output written by a projected permutation.
-      OpOperand *output = nullptr;
-      for (OpOperand &operand : op->getOpOperands()) {
-        if (!llvm::is_contained(*views, operand.get()))
-          continue;
-        if (output || !reduction.isDpsInit(&operand))
-          return;
-        output = &operand;
-      }
-      if (!output ||
-          !reduction.getMatchingIndexingMap(output).isProjectedPermutation())
-        return;
-      // (Nested uses, in the payload, would be captures: none in linalg.)
-      folds[op].push_back({fill, output->get()});
-      return;
+      output = &operand;
     }
+    if (!output ||
+        !reduction.getMatchingIndexingMap(output).isProjectedPermutation())
+      return;
+    // (Nested uses, in the payload, would be captures: none in linalg.)
+    folds[reduction].push_back({fill, output->get()});
   });
   return folds;
 }

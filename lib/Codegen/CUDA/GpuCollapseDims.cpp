@@ -9,7 +9,9 @@
 // reduction) that every operand reads contiguously collapsed into one loop
 // (upstream's populateCollapseDimensions, reshaping the operands as views).
 // Unit loops go with their neighbours. The innermost contiguous dimension
-// stays innermost, so vectorization and coalescing are unchanged.
+// stays innermost, so vectorization and coalescing are unchanged. An
+// operand that is a slice of a bigger tensor joins loops only where the
+// slice is a view of it once collapsed.
 //
 //===----------------------------------------------------------------------===//
 
@@ -28,6 +30,49 @@ namespace rankc {
 using namespace mlir;
 
 namespace {
+
+/// Whether loop `d` may join the loop before it where operand `v` (read by
+/// `map`) is a slice of a bigger tensor (q, k and v cut from one
+/// projection; a gradient written into its part of a concat): only across
+/// a dimension the slice takes whole, of unit strides. Otherwise the
+/// collapsed operand is no view of the bigger buffer, and bufferization
+/// copies it to a buffer of its own and back (three kernels for one: the
+/// GPT's backward wrote q's, k's and v's gradients so).
+bool joinsInSlice(Value v, AffineMap map, unsigned d) {
+  std::optional<unsigned> pos =
+      map.getResultPosition(getAffineDimExpr(d, map.getContext()));
+  if (!pos)
+    return true; // (d does not move in `v`)
+  // The slice's dims under each of `v`'s, through the collapses made so
+  // far (this pass collapses a few loops at a time).
+  auto type = cast<RankedTensorType>(v.getType());
+  SmallVector<ReassociationIndices> under;
+  for (int64_t i = 0; i < type.getRank(); ++i)
+    under.push_back({i});
+  while (auto collapse = v.getDefiningOp<tensor::CollapseShapeOp>()) {
+    SmallVector<ReassociationIndices> groups =
+        collapse.getReassociationIndices();
+    for (ReassociationIndices &dims : under) {
+      ReassociationIndices wider;
+      for (int64_t i : dims)
+        llvm::append_range(wider, groups[i]);
+      dims = wider;
+    }
+    v = collapse.getSrc();
+  }
+  auto slice = v.getDefiningOp<tensor::ExtractSliceOp>();
+  if (!slice)
+    return true;
+  RankedTensorType source = slice.getSourceType();
+  if (source.getRank() != slice.getResultType().getRank() ||
+      !slice.hasUnitStride())
+    return false;
+  ArrayRef<int64_t> sizes = slice.getStaticSizes();
+  return llvm::all_of(under[*pos], [&](int64_t i) {
+    return !ShapedType::isDynamic(sizes[i]) &&
+           sizes[i] == source.getDimSize(i);
+  });
+}
 
 SmallVector<ReassociationIndices> collapsible(linalg::LinalgOp op) {
   SmallVector<ReassociationIndices> groups;
@@ -52,7 +97,11 @@ SmallVector<ReassociationIndices> collapsible(linalg::LinalgOp op) {
     if (!run.empty() && kinds[d] == kinds[run.back()]) {
       ReassociationIndices longer(run);
       longer.push_back(d);
-      if (linalg::areDimSequencesPreserved(maps, {longer})) {
+      if (linalg::areDimSequencesPreserved(maps, {longer}) &&
+          llvm::all_of(generic->getOpOperands(), [&](OpOperand &o) {
+            return joinsInSlice(o.get(), generic.getMatchingIndexingMap(&o),
+                                unsigned(d));
+          })) {
         run = longer;
         continue;
       }

@@ -21,6 +21,8 @@
 #include "rankc/Transforms/GemmMatch.h"
 #include "rankc/Codegen/CUDA/Passes.h"
 
+#include "WarpReductions.h"
+
 #include "mlir/Analysis/SliceAnalysis.h"
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
@@ -296,32 +298,6 @@ SmallVector<linalg::GenericOp> splitOuterReductions(IRRewriter &rewriter,
   return {partial, final};
 }
 
-/// True when `dim` is the innermost (contiguous) dimension of the largest
-/// input (the one whose reads cost; an input of targets or an iota beside
-/// it is small): a row reduction. Not the first input: cross-entropy's pick
-/// of each row's target logit has the targets first, and its [rows, vocab]
-/// logits were then split as columns, each thread walking a contiguous
-/// chunk of one row while neighbouring threads were rows apart (1.5 ms of a
-/// 10 ms GPT step on an H100).
-bool reducesContiguousDim(linalg::LinalgOp op, unsigned dim) {
-  OpOperand *largest = nullptr;
-  int64_t largestSize = -1;
-  for (OpOperand *in : op.getDpsInputOperands()) {
-    auto type = dyn_cast<ShapedType>(in->get().getType());
-    if (!type || !type.hasStaticShape())
-      continue;
-    if (type.getNumElements() > largestSize) {
-      largest = in;
-      largestSize = type.getNumElements();
-    }
-  }
-  if (!largest)
-    return false;
-  AffineMap map = op.getMatchingIndexingMap(largest);
-  return map.getNumResults() > 0 &&
-         map.getResults().back() == getAffineDimExpr(dim, op.getContext());
-}
-
 struct GpuSplitReductionsPass
     : public rankc::impl::RankcGpuSplitReductionsBase<GpuSplitReductionsPass> {
   using RankcGpuSplitReductionsBase::RankcGpuSplitReductionsBase;
@@ -340,6 +316,10 @@ struct GpuSplitReductionsPass
     // it has work for more than one thread: a tree, a few kernels deep.
     while (!reductions.empty()) {
       linalg::GenericOp op = reductions.pop_back_val();
+      // A row's reduction with outputs enough runs on a warp per output
+      // (WarpReductions.h): one kernel, no partials.
+      if (rankc::warpReducible(op))
+        continue;
       if (!adjacentReductions(op)) {
         if (wantsSplit(op))
           reductions.append(splitOuterReductions(rewriter, op));
@@ -393,7 +373,7 @@ struct GpuSplitReductionsPass
       return nullptr;
     SmallVector<unsigned> dims;
     one.getReductionDims(dims);
-    bool rows = reducesContiguousDim(one, dims.front());
+    bool rows = rankc::reducesContiguousDim(one, dims.front());
     // The partials' dimension goes where neighbouring threads keep
     // neighbouring addresses: last for rows, first for columns.
     unsigned index =

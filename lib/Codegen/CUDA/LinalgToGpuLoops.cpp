@@ -12,6 +12,7 @@
 
 #include "ElementwiseVectors.h"
 #include "FillFolding.h"
+#include "WarpReductions.h"
 
 #include "mlir/Dialect/Affine/IR/AffineOps.h"
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
@@ -390,6 +391,23 @@ struct LinalgToGpuLoopsPass
       }
       if (waitingFills.contains(op))
         continue;
+      if (auto generic = dyn_cast<linalg::GenericOp>(op.getOperation());
+          generic && rankc::warpReducible(generic)) {
+        // A fill folded in: the lead lane starts from its value.
+        linalg::FillOp fill;
+        if (auto it = foldable.find(op); it != foldable.end() &&
+                                         it->second.size() == 1 &&
+                                         waitingFills.contains(it->second[0].fill))
+          fill = it->second[0].fill;
+        if (failed(rankc::lowerAsWarpReduction(
+                rewriter, generic, fill ? fill.getInputs()[0] : Value())))
+          return signalPassFailure();
+        if (fill) {
+          waitingFills.remove(fill);
+          rewriter.eraseOp(fill);
+        }
+        continue;
+      }
       if (auto generic = dyn_cast<linalg::GenericOp>(op.getOperation()))
         parallelLoopsFirst(rewriter, generic); // in place
       if (registerBlockable(op, registerBlockSize)) {

@@ -39,3 +39,52 @@ func.func @kept(%x: tensor<4x8x16xf32>, %m: tensor<8x4x1xf32>, %init: tensor<8x4
   } -> tensor<8x4x16xf32>
   return %r : tensor<8x4x16xf32>
 }
+
+// An operand that is a slice of a bigger tensor (a gradient written into
+// its third of q, k and v's concat): its loops join only across dims the
+// slice takes whole. [8, 256] join (the slice has all 256 of each row
+// group), the last 512 of 1536 stays a loop of its own: the collapsed
+// operand is a view of the concat's buffer, not a copy of it.
+#id3s = affine_map<(d0, d1, d2) -> (d0, d1, d2)>
+// CHECK-LABEL: func.func @into_slice(
+// CHECK:         %[[S:.*]] = tensor.extract_slice %arg1[0, 0, 512] [8, 256, 512] [1, 1, 1]
+// CHECK:         %[[C:.*]] = tensor.collapse_shape %[[S]] {{\[}}[0, 1], [2]] : tensor<8x256x512xf32> into tensor<2048x512xf32>
+// CHECK:         linalg.generic {{.*}} iterator_types = ["parallel", "parallel"]} {{.*}} outs(%[[C]] : tensor<2048x512xf32>)
+// A slice that cuts its middle dim: the inner two join (the rows are
+// whole), the outer stays; a whole tensor of the same shape joins all
+// three.
+// CHECK-LABEL: func.func @from_slice(
+// CHECK:         tensor.collapse_shape %{{.*}} {{\[}}[0], [1, 2]] : tensor<8x256x512xf32> into tensor<8x131072xf32>
+// CHECK:         iterator_types = ["parallel", "parallel"]
+// CHECK-LABEL: func.func @no_slice(
+// CHECK:         iterator_types = ["parallel"]}
+func.func @into_slice(%g: tensor<8x256x512xbf16>, %dest: tensor<8x256x1536xf32>) -> tensor<8x256x1536xf32> {
+  %s = tensor.extract_slice %dest[0, 0, 512] [8, 256, 512] [1, 1, 1] : tensor<8x256x1536xf32> to tensor<8x256x512xf32>
+  %w = linalg.generic {indexing_maps = [#id3s, #id3s], iterator_types = ["parallel", "parallel", "parallel"]}
+      ins(%g : tensor<8x256x512xbf16>) outs(%s : tensor<8x256x512xf32>) {
+  ^bb0(%a: bf16, %o: f32):
+    %e = arith.extf %a : bf16 to f32
+    linalg.yield %e : f32
+  } -> tensor<8x256x512xf32>
+  %r = tensor.insert_slice %w into %dest[0, 0, 512] [8, 256, 512] [1, 1, 1] : tensor<8x256x512xf32> into tensor<8x256x1536xf32>
+  return %r : tensor<8x256x1536xf32>
+}
+func.func @from_slice(%x: tensor<8x512x512xf32>, %o: tensor<8x256x512xf32>) -> tensor<8x256x512xf32> {
+  %s = tensor.extract_slice %x[0, 256, 0] [8, 256, 512] [1, 1, 1] : tensor<8x512x512xf32> to tensor<8x256x512xf32>
+  %w = linalg.generic {indexing_maps = [#id3s, #id3s], iterator_types = ["parallel", "parallel", "parallel"]}
+      ins(%s : tensor<8x256x512xf32>) outs(%o : tensor<8x256x512xf32>) {
+  ^bb0(%a: f32, %b: f32):
+    %e = arith.negf %a : f32
+    linalg.yield %e : f32
+  } -> tensor<8x256x512xf32>
+  return %w : tensor<8x256x512xf32>
+}
+func.func @no_slice(%x: tensor<8x256x512xf32>, %o: tensor<8x256x512xf32>) -> tensor<8x256x512xf32> {
+  %w = linalg.generic {indexing_maps = [#id3s, #id3s], iterator_types = ["parallel", "parallel", "parallel"]}
+      ins(%x : tensor<8x256x512xf32>) outs(%o : tensor<8x256x512xf32>) {
+  ^bb0(%a: f32, %b: f32):
+    %e = arith.negf %a : f32
+    linalg.yield %e : f32
+  } -> tensor<8x256x512xf32>
+  return %w : tensor<8x256x512xf32>
+}

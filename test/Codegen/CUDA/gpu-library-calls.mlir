@@ -210,6 +210,71 @@ func.func @fill_read_before(%a: memref<8x16xf32>, %b: memref<16x4xf32>, %d: memr
   return %c : memref<8x4xf32>
 }
 
+// Ops that touch other buffers between the fill and the GEMM (the layer
+// norm that makes A, the copies that stage it): the accumulator is a whole
+// allocation that none of them uses, so the GEMM is still the first to
+// touch it after the fill: folded (accumulate 0).
+// CHECK-LABEL: func.func @fill_other_writes_between(
+// CHECK-NOT: linalg.fill
+// CHECK: linalg.copy
+// CHECK: call @rankc_rt_gemm({{.*}}, %c6_i32, %c0_i32
+func.func @fill_other_writes_between(%a: memref<8x16xf32>, %b: memref<16x4xf32>) -> memref<8x4xf32> {
+  %z = arith.constant 0.0 : f32
+  %c = memref.alloc() : memref<8x4xf32>
+  linalg.fill ins(%z : f32) outs(%c : memref<8x4xf32>)
+  %a2 = memref.alloc() : memref<8x16xf32>
+  linalg.copy ins(%a : memref<8x16xf32>) outs(%a2 : memref<8x16xf32>)
+  linalg.matmul ins(%a2, %b : memref<8x16xf32>, memref<16x4xf32>) outs(%c : memref<8x4xf32>)
+  return %c : memref<8x4xf32>
+}
+
+// The same between views of the step's arena (rankc's buffer plan gives no
+// two live buffers the same bytes): folded.
+// CHECK-LABEL: func.func @fill_arena_views(
+// CHECK-NOT: linalg.fill
+// CHECK: call @rankc_rt_gemm({{.*}}, %c6_i32, %c0_i32
+func.func @fill_arena_views(%arena: memref<1024xi8>, %a: memref<8x16xf32>, %b: memref<16x4xf32>) {
+  %z = arith.constant 0.0 : f32
+  %o0 = arith.constant 0 : index
+  %o1 = arith.constant 128 : index
+  %c = memref.view %arena[%o0][] : memref<1024xi8> to memref<8x4xf32>
+  linalg.fill ins(%z : f32) outs(%c : memref<8x4xf32>)
+  %a2 = memref.view %arena[%o1][] : memref<1024xi8> to memref<8x16xf32>
+  linalg.copy ins(%a : memref<8x16xf32>) outs(%a2 : memref<8x16xf32>)
+  linalg.matmul ins(%a2, %b : memref<8x16xf32>, memref<16x4xf32>) outs(%c : memref<8x4xf32>)
+  return
+}
+
+// Not folded: a view of the accumulator other than a reshape (a subview,
+// made after the fill) is written between: the GEMM must add to it.
+// CHECK-LABEL: func.func @fill_subview_written_between(
+// CHECK: linalg.fill
+// CHECK: linalg.copy
+// CHECK: call @rankc_rt_gemm({{.*}}, %c6_i32, %c1_i32
+func.func @fill_subview_written_between(%a: memref<8x16xf32>, %b: memref<16x4xf32>, %d: memref<2x4xf32>) -> memref<8x4xf32> {
+  %z = arith.constant 0.0 : f32
+  %c = memref.alloc() : memref<8x4xf32>
+  linalg.fill ins(%z : f32) outs(%c : memref<8x4xf32>)
+  %s = memref.subview %c[0, 0] [2, 4] [1, 1] : memref<8x4xf32> to memref<2x4xf32, strided<[4, 1]>>
+  linalg.copy ins(%d : memref<2x4xf32>) outs(%s : memref<2x4xf32, strided<[4, 1]>>)
+  linalg.matmul ins(%a, %b : memref<8x16xf32>, memref<16x4xf32>) outs(%c : memref<8x4xf32>)
+  return %c : memref<8x4xf32>
+}
+
+// Not folded: the accumulator is a function argument (it may alias the
+// buffer written between), and a write comes between.
+// CHECK-LABEL: func.func @fill_argument_write_between(
+// CHECK: linalg.fill
+// CHECK: linalg.copy
+// CHECK: call @rankc_rt_gemm({{.*}}, %c6_i32, %c1_i32
+func.func @fill_argument_write_between(%a: memref<8x16xf32>, %b: memref<16x4xf32>, %c: memref<8x4xf32>, %d: memref<8x4xf32>, %e: memref<8x4xf32>) {
+  %z = arith.constant 0.0 : f32
+  linalg.fill ins(%z : f32) outs(%c : memref<8x4xf32>)
+  linalg.copy ins(%d : memref<8x4xf32>) outs(%e : memref<8x4xf32>)
+  linalg.matmul ins(%a, %b : memref<8x16xf32>, memref<16x4xf32>) outs(%c : memref<8x4xf32>)
+  return
+}
+
 // A contraction of bf16 A and B widened in its body into an f32 C (what
 // rankc-gpu-narrow-contractions leaves): the GEMM reads them as bf16
 // (dtype 5, RANKC_BF16; C f32, accumulated in f32).

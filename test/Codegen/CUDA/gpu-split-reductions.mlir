@@ -215,3 +215,20 @@ func.func @channels(%x: tensor<32x64x16x16xf32>, %init: tensor<64xf32>) -> tenso
   } -> tensor<64xf32>
   return %r : tensor<64xf32>
 }
+
+// A row's reduction with outputs enough (512 rows of 256) is left whole:
+// rankc-linalg-to-gpu-loops runs it on a warp per row (warp-reductions.mlir).
+// CHECK-LABEL: func.func @row_max_for_warps(
+// CHECK:         linalg.generic
+// CHECK-SAME:    iterator_types = ["parallel", "parallel", "reduction"]
+// CHECK-NOT:     linalg.generic
+// CHECK:         return
+func.func @row_max_for_warps(%x: tensor<8x64x256xf32>, %init: tensor<8x64xf32>) -> tensor<8x64xf32> {
+  %r = linalg.generic {indexing_maps = [affine_map<(d0, d1, d2) -> (d0, d1, d2)>, affine_map<(d0, d1, d2) -> (d0, d1)>], iterator_types = ["parallel", "parallel", "reduction"]}
+      ins(%x : tensor<8x64x256xf32>) outs(%init : tensor<8x64xf32>) {
+  ^bb0(%a: f32, %acc: f32):
+    %m = arith.maximumf %a, %acc : f32
+    linalg.yield %m : f32
+  } -> tensor<8x64xf32>
+  return %r : tensor<8x64xf32>
+}
