@@ -31,7 +31,11 @@ namespace {
 
 constexpr int64_t kWarp = 32;
 constexpr int64_t kMinReduced = 64;
+/// Outputs enough for warps to fill the GPU (8 per block) whatever the
+/// row's length; with fewer, rows up to kShortRow (64 loads a lane) still
+/// take a warp each: one kernel instead of a split's two or three.
 constexpr int64_t kMinOutputs = 256;
+constexpr int64_t kShortRow = 64 * kWarp;
 
 /// The one op that combines `op`'s accumulator with each element, if it is
 /// one binary op of the accumulator and another value, yielded directly.
@@ -85,7 +89,8 @@ bool rankc::warpReducible(linalg::GenericOp op) {
   for (auto [i, range] : llvm::enumerate(ranges))
     if (i != dim)
       outputs *= range;
-  if (ranges[dim] < kMinReduced || outputs < kMinOutputs ||
+  if (ranges[dim] < kMinReduced ||
+      (outputs < kMinOutputs && ranges[dim] > kShortRow) ||
       !reducesContiguousDim(op, dim))
     return false;
   OpOperand *init = op.getDpsInitOperand(0);

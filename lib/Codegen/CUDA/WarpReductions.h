@@ -34,7 +34,8 @@ bool reducesContiguousDim(mlir::linalg::LinalgOp op, unsigned dim);
 /// linalg.generic with static sizes, one output of 32 bits combined by one
 /// op that arith knows the neutral element of, one reduction loop of at
 /// least 64 iterations over the largest input's contiguous dimension, and
-/// at least 256 outputs (8 warps; fewer are split instead).
+/// at least 256 outputs (8 warps) or rows of at most 2048 (fewer outputs
+/// of longer rows are split instead: too few threads for the reads).
 bool warpReducible(mlir::linalg::GenericOp op);
 
 /// Replaces `op` (on buffers, warpReducible) by an scf.parallel over its

@@ -7,16 +7,16 @@
 #row = affine_map<(d0, d1) -> (d0)>
 #col = affine_map<(d0, d1) -> (d1)>
 
-// A sum of 64x128 elements to a scalar: one loop of 8192, then a tree:
-// 512 partial sums of 16 elements each (in parallel; partial j takes
-// elements j, j + 512, ...), 32 partials of those, then a sum of the 32.
+// A sum of 64x128 elements to a scalar: one loop of 8192, then 512
+// partial sums of 16 elements each (in parallel; partial j takes elements
+// j, j + 512, ...); the sum of the 512 stays whole (one warp runs it,
+// WarpReductions.h) instead of splitting again.
 // CHECK-LABEL: func.func @total(
 // CHECK: %[[FLAT:.*]] = tensor.collapse_shape %arg0 {{\[}}[0, 1]] : tensor<64x128xf32> into tensor<8192xf32>
 // CHECK: %[[CHUNKS:.*]] = tensor.expand_shape %[[FLAT]] {{\[}}[0, 1]] output_shape [16, 512]
 // CHECK: %[[PART:.*]] = linalg.generic {{.*}} iterator_types = ["reduction", "parallel"]} ins(%[[CHUNKS]] : tensor<16x512xf32>) outs(%{{.*}} : tensor<512xf32>)
-// CHECK: %[[CHUNKS2:.*]] = tensor.expand_shape %[[PART]] {{\[}}[0, 1]] output_shape [16, 32]
-// CHECK: %[[PART2:.*]] = linalg.generic {{.*}} iterator_types = ["reduction", "parallel"]} ins(%[[CHUNKS2]] : tensor<16x32xf32>) outs(%{{.*}} : tensor<32xf32>)
-// CHECK: linalg.generic {{.*}} iterator_types = ["reduction"]} ins(%[[PART2]] : tensor<32xf32>) outs(%arg1 : tensor<f32>)
+// CHECK-NOT: expand_shape
+// CHECK: linalg.generic {{.*}} iterator_types = ["reduction"]} ins(%[[PART]] : tensor<512xf32>) outs(%arg1 : tensor<f32>)
 // R16-LABEL: func.func @total(
 // R16: output_shape [512, 16]
 func.func @total(%x: tensor<64x128xf32>, %init: tensor<f32>) -> tensor<f32> {
@@ -29,20 +29,21 @@ func.func @total(%x: tensor<64x128xf32>, %init: tensor<f32>) -> tensor<f32> {
   return %r : tensor<f32>
 }
 
-// Row sums (layer norm's statistics): 8 interleaved partials per row
-// (the chunk of 16 per thread bounds them), the partials' dimension last;
-// the final stage (8 per row) is short enough to stay serial.
+// Long row sums (64 rows of 4096: too few outputs for warps over rows
+// that long): 256 interleaved partials per row (the chunk of 16 per thread
+// bounds them), the partials' dimension last; the final stage (256 per
+// row) stays whole for a warp per row.
 // CHECK-LABEL: func.func @rows(
-// CHECK: %[[R:.*]] = tensor.expand_shape %arg0 {{\[}}[0], [1, 2]] output_shape [64, 16, 8]
-// CHECK: %[[P:.*]] = linalg.generic {{.*}} iterator_types = ["parallel", "reduction", "parallel"]} ins(%[[R]] : tensor<64x16x8xf32>) outs(%{{.*}} : tensor<64x8xf32>)
-// CHECK: linalg.generic {{.*}} iterator_types = ["parallel", "reduction"]} ins(%[[P]] : tensor<64x8xf32>) outs(%arg1 : tensor<64xf32>)
+// CHECK: %[[R:.*]] = tensor.expand_shape %arg0 {{\[}}[0], [1, 2]] output_shape [64, 16, 256]
+// CHECK: %[[P:.*]] = linalg.generic {{.*}} iterator_types = ["parallel", "reduction", "parallel"]} ins(%[[R]] : tensor<64x16x256xf32>) outs(%{{.*}} : tensor<64x256xf32>)
+// CHECK: linalg.generic {{.*}} iterator_types = ["parallel", "reduction"]} ins(%[[P]] : tensor<64x256xf32>) outs(%arg1 : tensor<64xf32>)
 // With 64 threads' worth of outputs already, rows stay as they are.
 // T64-LABEL: func.func @rows(
 // T64-NOT: expand_shape
 // T64: return
-func.func @rows(%x: tensor<64x128xf32>, %rows: tensor<64xf32>) -> tensor<64xf32> {
+func.func @rows(%x: tensor<64x4096xf32>, %rows: tensor<64xf32>) -> tensor<64xf32> {
   %r = linalg.generic {indexing_maps = [#all, #row], iterator_types = ["parallel", "reduction"]}
-      ins(%x : tensor<64x128xf32>) outs(%rows : tensor<64xf32>) {
+      ins(%x : tensor<64x4096xf32>) outs(%rows : tensor<64xf32>) {
   ^bb0(%a: f32, %acc: f32):
     %s = arith.addf %acc, %a : f32
     linalg.yield %s : f32

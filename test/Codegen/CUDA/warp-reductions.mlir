@@ -78,9 +78,25 @@ func.func @guarded_fill_folded(%x: memref<256x100xbf16>, %m: memref<256x1xf32>) 
   return %s : memref<256xf32>
 }
 
+// Few outputs of short rows (batch norm's per-channel sums of the
+// per-image partials: 64 channels of 64 images): a warp each too, one
+// kernel where a split would make two.
+// CHECK-LABEL: func.func @few_short_rows(
+// CHECK-COUNT-5: gpu.shuffle xor
+// CHECK:         return
+func.func @few_short_rows(%p: memref<64x64xf32>, %s: memref<64xf32>) {
+  linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d0)>], iterator_types = ["parallel", "reduction"]}
+      ins(%p : memref<64x64xf32>) outs(%s : memref<64xf32>) {
+  ^bb0(%a: f32, %acc: f32):
+    %y = arith.addf %a, %acc : f32
+    linalg.yield %y : f32
+  }
+  return
+}
+
 // Not on warps: a column sum (the rows are the reduced dimension's
-// neighbours, not the lanes'), too few outputs (split instead), a row too
-// short (one thread walks it), and a combiner without a neutral element
+// neighbours, not the lanes'), few outputs of long rows (64 of 4096: split
+// instead, for threads enough), a row too short (one thread walks it), and a combiner without a neutral element
 // known to arith (a select: argmax-like).
 // CHECK-LABEL: func.func @not_warps(
 // CHECK-NOT:     gpu.shuffle
