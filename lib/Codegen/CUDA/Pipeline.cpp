@@ -26,6 +26,8 @@ void rankc::buildCudaLoweringPipeline(mlir::OpPassManager &pm,
   // Fusion as on the CPU: one kernel per chain, per shape read more than
   // once, per piece of a concat (written in place, no copy of the concat).
   buildTensorFusionPipeline(pm);
+  // A constant pad (fill, then the interior inserted) as one kernel.
+  pm.addNestedPass<func::FuncOp>(createRankcGpuPadsAsGenerics());
   // Loops the GPU mapping can take (three), then reductions with too few
   // outputs as trees of parallel stages.
   pm.addNestedPass<func::FuncOp>(createRankcGpuCollapseDims());

@@ -9,6 +9,24 @@
 
 include "mlir/Pass/PassBase.td"
 
+def RankcGpuPadsAsGenerics : Pass<"rankc-gpu-pads-as-generics", "mlir::func::FuncOp"> {
+  let summary = "A constant pad (fill, then insert_slice) as one elementwise op";
+  let description = [{
+    On tensors: a `tensor.insert_slice` of static offsets and sizes and unit
+    strides into a `linalg.fill` of a `tensor.empty` that nothing else
+    reads (a convolution's zero padding, the gradient of a slice) becomes
+    one `linalg.generic` over the padded shape that yields the source's
+    element where its index is inside the slice (`tensor.extract` at the
+    index less the offset) and the fill's value elsewhere. On the GPU the
+    fill and the copy of the interior were two kernels, the fill writing
+    every element the copy then overwrote; now one kernel writes each
+    element once.
+  }];
+  let dependentDialects = ["mlir::arith::ArithDialect",
+                           "mlir::linalg::LinalgDialect",
+                           "mlir::tensor::TensorDialect"];
+}
+
 def RankcGpuCollapseDims : Pass<"rankc-gpu-collapse-dims", "mlir::func::FuncOp"> {
   let summary = "Collapse adjacent loops of one kind into one, for the GPU's three grid dimensions";
   let description = [{
@@ -42,7 +60,8 @@ def RankcGpuSplitReductions : Pass<"rankc-gpu-split-reductions", "mlir::func::Fu
     column. Row reductions interleave the partials (partial j reads
     elements j, j + ratio, ...) so that neighbouring threads read
     neighbouring elements. Contractions (GEMMs, for cuBLASLt) are left
-    alone. A serial GPU thread is slow even on a thousand elements (a
+    alone, and so are the row reductions that rankc-linalg-to-gpu-loops
+    runs on a warp per output (lib/Codegen/CUDA/WarpReductions.h). A serial GPU thread is slow even on a thousand elements (a
     1024-element loss mean took 67 us), so the default `min-size` is small.
   }];
   let options = [
