@@ -374,10 +374,18 @@ struct GpuSplitReductionsPass
     SmallVector<unsigned> dims;
     one.getReductionDims(dims);
     bool rows = rankc::reducesContiguousDim(one, dims.front());
-    // The partials' dimension goes where neighbouring threads keep
-    // neighbouring addresses: last for rows, first for columns.
+    // The partials' dimension goes where the next stage reads them well:
+    // last for rows (neighbouring threads, neighbouring elements); for
+    // columns, last too where the final stage is then a warp's row
+    // (WarpReductions.h): one kernel, where partials first made it a
+    // column reduction again, split once more (a bias gradient took three
+    // kernels). The first stage's neighbouring threads still read
+    // neighbouring columns; only its few writes of partials are strided.
+    // Otherwise first, so that the final stage's threads read neighbouring
+    // partials.
+    bool last = rows || rankc::warpSized(outputs, split);
     unsigned index =
-        rows ? cast<ShapedType>(one.getDpsInitOperand(0)->get().getType())
+        last ? cast<ShapedType>(one.getDpsInitOperand(0)->get().getType())
                    .getRank()
              : 0;
     rewriter.setInsertionPoint(one);

@@ -76,6 +76,11 @@ bool rankc::reducesContiguousDim(linalg::LinalgOp op, unsigned dim) {
          map.getResults().back() == getAffineDimExpr(dim, op.getContext());
 }
 
+bool rankc::warpSized(int64_t outputs, int64_t reduced) {
+  return reduced >= kMinReduced &&
+         (outputs >= kMinOutputs || reduced <= kShortRow);
+}
+
 bool rankc::warpReducible(linalg::GenericOp op) {
   if (op.getNumReductionLoops() != 1 || op.getNumDpsInits() != 1)
     return false;
@@ -89,9 +94,7 @@ bool rankc::warpReducible(linalg::GenericOp op) {
   for (auto [i, range] : llvm::enumerate(ranges))
     if (i != dim)
       outputs *= range;
-  if (ranges[dim] < kMinReduced ||
-      (outputs < kMinOutputs && ranges[dim] > kShortRow) ||
-      !reducesContiguousDim(op, dim))
+  if (!warpSized(outputs, ranges[dim]) || !reducesContiguousDim(op, dim))
     return false;
   OpOperand *init = op.getDpsInitOperand(0);
   Type element = getElementTypeOrSelf(init->get().getType());

@@ -30,6 +30,10 @@ namespace rankc {
 /// 10 ms GPT step on an H100).
 bool reducesContiguousDim(mlir::linalg::LinalgOp op, unsigned dim);
 
+/// Whether `outputs` reductions of `reduced` contiguous elements each are
+/// worth a warp per output (the sizes warpReducible asks for).
+bool warpSized(int64_t outputs, int64_t reduced);
+
 /// Whether `op` (on tensors or buffers) runs as one warp per output: a
 /// linalg.generic with static sizes, one output of 32 bits combined by one
 /// op that arith knows the neutral element of, one reduction loop of at

@@ -52,8 +52,10 @@ func.func @rows(%x: tensor<64x4096xf32>, %rows: tensor<64xf32>) -> tensor<64xf32
 }
 
 // Column sums (a bias gradient over a batch): contiguous chunks of rows
-// per partial, the partials' dimension first, so that neighbouring threads
-// still take neighbouring columns.
+// per partial; with 32 partials a column (too few for a warp's row) the
+// partials' dimension goes first, so that the final stage's neighbouring
+// threads take neighbouring columns. (With 64 or more it goes last:
+// @unit_stats.)
 // CHECK-LABEL: func.func @columns(
 // CHECK: %[[C:.*]] = tensor.expand_shape %arg0 {{\[}}[0, 1], [2]] output_shape [32, 16, 32]
 // CHECK: %[[Q:.*]] = linalg.generic {{.*}} ins(%[[C]] : tensor<32x16x32xf32>) outs(%{{.*}} : tensor<32x32xf32>)
@@ -125,7 +127,10 @@ func.func @dots(%x: tensor<512x32xf32>, %y: tensor<512x32xf32>, %cols: tensor<32
 // CHECK-LABEL: func.func @unit_stats(
 // CHECK: %[[S:.*]] = tensor.collapse_shape %arg1 {{\[}}[0], [1, 2]] : tensor<8x256x1xf32> into tensor<8x256xf32>
 // CHECK: tensor.collapse_shape %[[S]] {{\[}}[0, 1]] : tensor<8x256xf32> into tensor<2048xf32>
-// CHECK: linalg.generic {{.*}} iterator_types = ["parallel", "reduction", "parallel"]} ins({{.*}} : tensor<64x32x1024xf32>, tensor<64x32xf32>)
+// The 64 partials of each of the 1024 columns go last ([1024, 64]): the
+// final stage is a warp's row per column.
+// CHECK: %[[P:.*]] = linalg.generic {{.*}} ins({{.*}} : tensor<64x32x1024xf32>, tensor<64x32xf32>) outs({{.*}} : tensor<1024x64xf32>)
+// CHECK: linalg.generic {{.*}} iterator_types = ["parallel", "reduction"]} ins(%[[P]] : tensor<1024x64xf32>) outs(%arg2 : tensor<1024xf32>)
 #x3 = affine_map<(d0, d1, d2) -> (d0, d1, d2)>
 #s3 = affine_map<(d0, d1, d2) -> (d0, d1, 0)>
 #c3 = affine_map<(d0, d1, d2) -> (d2)>
@@ -147,7 +152,7 @@ func.func @unit_stats(%x: tensor<8x256x1024xf32>, %s: tensor<8x256x1xf32>, %init
 // CHECK-LABEL: func.func @one_loop_unit(
 // CHECK: %[[S1:.*]] = tensor.collapse_shape %arg1 {{\[}}[0, 1]] : tensor<2048x1xf32> into tensor<2048xf32>
 // CHECK: tensor.expand_shape %[[S1]]
-// CHECK: linalg.generic {{.*}} iterator_types = ["parallel", "reduction", "parallel"]}
+// CHECK: linalg.generic {{.*}} outs({{.*}} : tensor<16x128xf32>)
 #x2 = affine_map<(d0, d1) -> (d0, d1)>
 #s2 = affine_map<(d0, d1) -> (d0, 0)>
 func.func @one_loop_unit(%x: tensor<2048x16xf32>, %s: tensor<2048x1xf32>, %init: tensor<16xf32>) -> tensor<16xf32> {
