@@ -391,8 +391,10 @@ struct LinalgToGpuLoopsPass
       }
       if (waitingFills.contains(op))
         continue;
+      // (A warp's lanes must be one tile of thread x: blocks of 32 threads
+      // or more.)
       if (auto generic = dyn_cast<linalg::GenericOp>(op.getOperation());
-          generic && rankc::warpReducible(generic)) {
+          generic && threads >= 32 && rankc::warpReducible(generic)) {
         // A fill folded in: the lead lane starts from its value.
         linalg::FillOp fill;
         if (auto it = foldable.find(op); it != foldable.end() &&

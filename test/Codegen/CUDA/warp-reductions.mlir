@@ -1,4 +1,8 @@
 // RUN: rankc-opt %s -rankc-linalg-to-gpu-loops="unroll=1" | FileCheck %s
+// Blocks of fewer than 32 threads cannot hold a warp's lanes in one tile of
+// thread x: no shuffles then.
+// RUN: rankc-opt %s -rankc-linalg-to-gpu-loops="unroll=1 threads=16" | FileCheck %s --check-prefix=T16
+// T16-NOT: gpu.shuffle
 // A reduction over its input's contiguous dimension, with outputs enough,
 // runs on one warp per output (lib/Codegen/CUDA/WarpReductions.h): lane l
 // of 32 (thread x, 32 wide) reduces elements l, l + 32, ... of the row from
