@@ -119,13 +119,21 @@ LogicalResult promote(func::FuncOp fn, ArrayRef<func::CallOp> calls) {
     call.erase();
   }
 
-  // The part: its allocations are the new arguments.
-  for (auto [k, alloc] : llvm::enumerate(allocs)) {
-    if (failed(fn.insertArgument(firstArg + k, alloc.getType(),
-                                 DictionaryAttr(), alloc.getLoc())))
-      return failure();
-    alloc.getResult().replaceAllUsesWith(fn.getArgument(firstArg + k));
+  // The part: its allocations are the new arguments, appended at once (one
+  // insertion each rewrote the function's type and argument attributes
+  // every time: quadratic in a part that returns thousands of buffers).
+  SmallVector<unsigned> at(allocs.size(), firstArg);
+  SmallVector<Type> types;
+  SmallVector<DictionaryAttr> attrs(allocs.size());
+  SmallVector<Location> locs;
+  for (memref::AllocOp alloc : allocs) {
+    types.push_back(alloc.getType());
+    locs.push_back(alloc.getLoc());
   }
+  if (failed(fn.insertArguments(at, types, attrs, locs)))
+    return failure();
+  for (auto [k, alloc] : llvm::enumerate(allocs))
+    alloc.getResult().replaceAllUsesWith(fn.getArgument(firstArg + k));
   ret->eraseOperands(dropped);
   if (failed(fn.eraseResults(dropped)))
     return failure();

@@ -290,17 +290,23 @@ struct CommToRuntimePass
     buildEntry(module, program, rt);
     // The manifest (rankc-runtime-manifest) now carries what the comm.*
     // attributes said.
+    // (All of a function's argument or result attributes set at once: one
+    // setter per index rebuilt them all each time, quadratic in a step of
+    // thousands of parameters.)
+    Builder b(&getContext());
+    DictionaryAttr none = b.getDictionaryAttr({});
     for (auto fn : module.getOps<func::FuncOp>()) {
-      for (unsigned i = 0; i < fn.getNumArguments(); ++i)
-        fn.setArgAttrs(i, ArrayRef<NamedAttribute>{});
+      fn.setAllArgAttrs(SmallVector<DictionaryAttr>(fn.getNumArguments(), none));
       // (Except which input each carried result is the next value of:
       // rankc-donate-carried writes the result over that input.)
+      SmallVector<DictionaryAttr> resultAttrs;
       for (unsigned i = 0; i < fn.getNumResults(); ++i) {
         Attribute from = fn.getResultAttr(i, rankc::kCarriedFrom);
-        fn.setResultAttrs(i, ArrayRef<NamedAttribute>{});
-        if (from)
-          fn.setResultAttr(i, rankc::kCarriedFrom, from);
+        resultAttrs.push_back(
+            from ? b.getDictionaryAttr(b.getNamedAttr(rankc::kCarriedFrom, from))
+                 : none);
       }
+      fn.setAllResultAttrs(resultAttrs);
       fn->removeAttr(comm::CommDialect::kRanks);
       if (fn->removeAttr(comm::CommDialect::kPartOf))
         fn->setAttr(rankc::kPartFunction, UnitAttr::get(fn.getContext()));

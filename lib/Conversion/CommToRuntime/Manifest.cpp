@@ -155,14 +155,15 @@ std::string manifestText(ModuleOp module, func::FuncOp program,
       updateOf[p.getValue()] = i;
   }
   std::string carried;
+  // For rankc-donate-carried: the result may be written over its input.
+  // (Set for all results at once below: one setResultAttr per carried
+  // value rebuilt every result's attributes each time, quadratic in a step
+  // of thousands of parameters.)
+  DenseMap<unsigned, unsigned> carriedFrom;
   auto carry = [&](unsigned arg, unsigned result) {
     carried += "state " + std::to_string(arg) + " " + std::to_string(result) +
                "\n";
-    // For rankc-donate-carried: the result may be written over its input.
-    program.setResultAttr(result, rankc::kCarriedFrom,
-                          IntegerAttr::get(IntegerType::get(
-                                               program.getContext(), 64),
-                                           arg));
+    carriedFrom[result] = arg;
   };
   for (unsigned i = 0; i < program.getNumArguments(); ++i) {
     auto id = program.getArgAttrOfType<StringAttr>(i, comm::CommDialect::kInput);
@@ -194,6 +195,17 @@ std::string manifestText(ModuleOp module, func::FuncOp program,
     for (NamedAttribute s : state)
       carry(argOfId.lookup(s.getName().getValue()),
             resultOfName.lookup(cast<StringAttr>(s.getValue()).getValue()));
+  if (!carriedFrom.empty()) {
+    Builder b(program.getContext());
+    SmallVector<DictionaryAttr> resultAttrs;
+    for (unsigned i = 0; i < program.getNumResults(); ++i) {
+      NamedAttrList attrs(program.getResultAttrDict(i));
+      if (auto it = carriedFrom.find(i); it != carriedFrom.end())
+        attrs.set(rankc::kCarriedFrom, b.getI64IntegerAttr(it->second));
+      resultAttrs.push_back(attrs.getDictionary(program.getContext()));
+    }
+    program.setAllResultAttrs(resultAttrs);
+  }
   for (unsigned i = 0; i < program.getNumResults(); ++i) {
     text += "output " + std::to_string(i) + " " +
             dims(cast<RankedTensorType>(program.getResultTypes()[i]),
