@@ -336,15 +336,21 @@ Importer::Declared Importer::declareProgram(ModuleOp module,
   Block *entry = fn.addEntryBlock();
   Declared d{fn, std::vector<Value>(p.nodes.size()), {}};
   std::vector<Value> &values = d.values;
+  // (Argument and result attributes are set all at once: one setter per
+  // index rebuilds every argument's attributes, quadratic in a step of
+  // thousands of parameters.)
+  SmallVector<DictionaryAttr> argAttrs;
   for (size_t i = 0; i < argNodes.size(); ++i) {
     const Node &n = p.nodes[argNodes[i]];
-    fn.setArgAttr(i,
-                  n.op == Op::Param  ? comm::CommDialect::kParam
-                  : n.op == Op::Step ? comm::CommDialect::kStep
-                                     : comm::CommDialect::kInput,
-                  b.getStringAttr(n.id));
+    SmallVector<NamedAttribute> attrs{
+        b.getNamedAttr(n.op == Op::Param  ? comm::CommDialect::kParam
+                       : n.op == Op::Step ? comm::CommDialect::kStep
+                                          : comm::CommDialect::kInput,
+                       b.getStringAttr(n.id))};
     if (isUnsigned(n.outDType))
-      fn.setArgAttr(i, comm::CommDialect::kUnsigned, b.getUnitAttr());
+      attrs.push_back(
+          b.getNamedAttr(comm::CommDialect::kUnsigned, b.getUnitAttr()));
+    argAttrs.push_back(b.getDictionaryAttr(attrs));
     values[argNodes[i]] = entry->getArgument(i);
     entry->getArgument(i).setLoc(
         makeLoc(ctx, doc.file, n.pos, &p, n.id, opName(n.op)));
@@ -355,15 +361,20 @@ Importer::Declared Importer::declareProgram(ModuleOp module,
       state.push_back(b.getNamedAttr(s.inputId, b.getStringAttr(s.outputName)));
     fn->setAttr(comm::CommDialect::kState, b.getDictionaryAttr(state));
   }
+  fn.setAllArgAttrs(argAttrs);
+  SmallVector<DictionaryAttr> resultAttrs;
   for (size_t i = 0; i < results.size(); ++i) {
-    fn.setResultAttr(i, comm::CommDialect::kOutputs,
-                     b.getArrayAttr(results[i].names));
+    SmallVector<NamedAttribute> attrs{b.getNamedAttr(
+        comm::CommDialect::kOutputs, b.getArrayAttr(results[i].names))};
     if (results[i].gradOf)
-      fn.setResultAttr(i, comm::CommDialect::kGradOf,
-                       b.getStringAttr(*results[i].gradOf));
+      attrs.push_back(b.getNamedAttr(comm::CommDialect::kGradOf,
+                                     b.getStringAttr(*results[i].gradOf)));
     if (isUnsigned(p.nodes[results[i].node].outDType))
-      fn.setResultAttr(i, comm::CommDialect::kUnsigned, b.getUnitAttr());
+      attrs.push_back(
+          b.getNamedAttr(comm::CommDialect::kUnsigned, b.getUnitAttr()));
+    resultAttrs.push_back(b.getDictionaryAttr(attrs));
   }
+  fn.setAllResultAttrs(resultAttrs);
 
   for (const Result &r : results)
     d.returned.push_back(r.node);
