@@ -67,14 +67,18 @@ FailureOr<SmallVector<Value>> viewsBefore(linalg::FillOp fill, Value buffer) {
 
 } // namespace
 
+Value rankc::underReshapes(Value v) {
+  while (isReshape(v.getDefiningOp()))
+    v = v.getDefiningOp()->getOperand(0);
+  return v;
+}
+
 FailureOr<rankc::FirstAccess>
 rankc::firstAccessAfterFill(linalg::FillOp fill, int lookahead) {
   if (!fill.hasPureBufferSemantics())
     return failure();
   // The allocation the fill writes, maybe under another shape.
-  Value buffer = fill.getOutputs()[0];
-  while (isReshape(buffer.getDefiningOp()))
-    buffer = buffer.getDefiningOp()->getOperand(0);
+  Value buffer = underReshapes(fill.getOutputs()[0]);
   if (!wholeAllocation(buffer))
     return failure();
   Block *block = fill->getBlock();

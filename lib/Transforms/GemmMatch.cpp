@@ -172,13 +172,6 @@ namespace {
 /// so that the search stays linear in the function.
 constexpr int kLookback = 64;
 
-Value underReshapes(Value v) {
-  while (isa_and_nonnull<memref::CollapseShapeOp, memref::ExpandShapeOp>(
-      v.getDefiningOp()))
-    v = v.getDefiningOp()->getOperand(0);
-  return v;
-}
-
 /// Where `acc` is no whole allocation (a function's argument, a subview):
 /// the fill right before `op`, only ops that touch no memory between.
 linalg::FillOp fillRightBefore(linalg::LinalgOp op, Value acc) {
@@ -232,14 +225,14 @@ linalg::FillOp fillRightBefore(linalg::LinalgOp op, Value acc) {
 
 linalg::FillOp rankc::zeroFillOf(linalg::LinalgOp op, Value acc) {
   // The nearest fill before `op` of the buffer under `acc`'s reshapes.
-  Value buffer = underReshapes(acc);
+  Value buffer = rankc::underReshapes(acc);
   linalg::FillOp fill;
   int looked = 0;
   for (Operation *x = op->getPrevNode(); x && !fill && looked < kLookback;
        x = x->getPrevNode(), ++looked)
     if (auto f = dyn_cast<linalg::FillOp>(x);
         f && f.hasPureBufferSemantics() &&
-        underReshapes(f.getOutputs()[0]) == buffer)
+        rankc::underReshapes(f.getOutputs()[0]) == buffer)
       fill = f;
   if (fill) {
     // `op` the first to touch the buffer after it (the layer norm that

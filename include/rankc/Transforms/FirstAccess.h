@@ -27,12 +27,17 @@ struct FirstAccess {
   llvm::SmallVector<mlir::Value> views;
 };
 
+/// The buffer that `v` is a reshape of (memref.collapse_shape,
+/// expand_shape, any number of them), or `v`.
+mlir::Value underReshapes(mlir::Value v);
+
 /// The first op after `fill` (within `lookahead` ops) that uses the buffer
 /// it fills or a reshape of it, where no other op can touch that memory:
-/// the buffer (under reshapes) is a whole allocation (an op's allocated
-/// result: memref.alloc, gpu.alloc; or a memref.view of the step's arena, whose plan gives no two
-/// live buffers the same bytes), every view of it made before the fill is a
-/// reshape, and it is not used outside the fill's block. Failure otherwise.
+/// the buffer (underReshapes) is a whole allocation (an op's allocated
+/// result: memref.alloc, gpu.alloc; or a memref.view of the step's arena,
+/// whose plan gives no two live buffers the same bytes), every view of it
+/// made before the fill is a reshape, and it is not used outside the
+/// fill's block. Failure otherwise.
 mlir::FailureOr<FirstAccess> firstAccessAfterFill(mlir::linalg::FillOp fill,
                                                   int lookahead);
 

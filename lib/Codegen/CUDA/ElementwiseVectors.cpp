@@ -67,9 +67,8 @@ bool rankc::vectorizable(linalg::GenericOp op, int64_t width, int64_t minElement
   return true;
 }
 
-/// Tiles `op` by `width` on its innermost loop (an scf.parallel over the
-/// tiles) and vectorizes the tile: transfer reads and writes of
-
+/// (The tile's op replaces `op` inside the scf.parallel loops over the
+/// tiles; ElementwiseVectors.h.)
 FailureOr<linalg::LinalgOp>
 rankc::tileAsParallelLoops(RewriterBase &rewriter, linalg::LinalgOp op,
                            ArrayRef<int64_t> sizes) {
@@ -85,6 +84,8 @@ rankc::tileAsParallelLoops(RewriterBase &rewriter, linalg::LinalgOp op,
   return tiled->op;
 }
 
+/// Tiles `op` by `width` on its innermost loop (an scf.parallel over the
+/// tiles) and vectorizes the tile: transfer reads and writes of
 /// vector<...x width>, then plain vector loads and stores.
 LogicalResult rankc::vectorizeElementwise(RewriterBase &rewriter,
                                           linalg::GenericOp op,

@@ -397,9 +397,9 @@ struct LinalgToGpuLoopsPass
           generic && threads >= 32 && rankc::warpReducible(generic)) {
         // A fill folded in: the lead lane starts from its value.
         linalg::FillOp fill;
-        if (auto it = foldable.find(op); it != foldable.end() &&
-                                         it->second.size() == 1 &&
-                                         waitingFills.contains(it->second[0].fill))
+        auto it = foldable.find(op);
+        if (it != foldable.end() && it->second.size() == 1 &&
+            waitingFills.contains(it->second[0].fill))
           fill = it->second[0].fill;
         if (failed(rankc::lowerAsWarpReduction(
                 rewriter, generic, fill ? fill.getInputs()[0] : Value())))

@@ -81,9 +81,10 @@ llvm::BitVector movedArguments(func::FuncOp fn) {
 }
 
 /// Where each moved argument's (or result's) descriptor lies in the block
-/// its caller provides: descriptors one after another, each at its own alignment. (A
-/// struct type of them all would do as well, but would be printed whole in
-/// every access: 10,000 descriptors make a type of half a megabyte.)
+/// its caller provides: descriptors one after another, each at its own
+/// alignment. (A struct type of them all would do as well, but would be
+/// printed whole in every access: 10,000 descriptors make a type of half a
+/// megabyte.)
 struct Frame {
   SmallVector<Type> descriptors;
   SmallVector<int64_t> offsets;

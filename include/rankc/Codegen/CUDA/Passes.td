@@ -61,8 +61,9 @@ def RankcGpuSplitReductions : Pass<"rankc-gpu-split-reductions", "mlir::func::Fu
     elements j, j + ratio, ...) so that neighbouring threads read
     neighbouring elements. Contractions (GEMMs, for cuBLASLt) are left
     alone, and so are the row reductions that rankc-linalg-to-gpu-loops
-    runs on a warp per output (lib/Codegen/CUDA/WarpReductions.h). A serial GPU thread is slow even on a thousand elements (a
-    1024-element loss mean took 67 us), so the default `min-size` is small.
+    runs on a warp per output (lib/Codegen/CUDA/WarpReductions.h). A serial
+    GPU thread is slow even on a thousand elements (a 1024-element loss
+    mean took 67 us), so the default `min-size` is small.
   }];
   let options = [
     Option<"ratio", "ratio", "int64_t", /*default=*/"65536",
