@@ -50,7 +50,9 @@ void rankc::buildCudaLoweringPipeline(mlir::OpPassManager &pm,
       RankcLinalgToGpuLoopsOptions{options.threads}));
   pm.addPass(createConvertParallelLoopToGpuPass());
   pm.addPass(createGpuKernelOutliningPass());
-  // ... into a few modules, serialized on threads (below).
+  // One kernel per distinct body (launch sites of repeated work share it) ...
+  pm.addPass(createRankcGpuFoldEqualKernels());
+  // ... gathered into a few modules, serialized on threads (below).
   pm.addPass(createRankcGpuMergeKernelModules());
   // Kernels, copies and allocations of a function go on one stream; the host
   // waits for them only before it calls out (the runtime, a part) or returns.

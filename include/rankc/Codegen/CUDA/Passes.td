@@ -224,6 +224,21 @@ def RankcLinalgToGpuLoops : Pass<"rankc-linalg-to-gpu-loops", "mlir::func::FuncO
                            "mlir::vector::VectorDialect"];
 }
 
+def RankcGpuFoldEqualKernels : Pass<"rankc-gpu-fold-equal-kernels", "mlir::ModuleOp"> {
+  let summary = "One kernel per distinct body: equal outlined kernels folded";
+  let description = [{
+    `gpu-kernel-outlining` makes one `gpu.module` per launch site. A module
+    holding only its kernel that equals an earlier such module but for the
+    names (the module's, the kernel's; same attributes otherwise, same body
+    up to locations) is erased, and its launches go to the earlier kernel.
+    Programs of repeated work have thousands of launch sites and a handful
+    of distinct kernels; each distinct kernel is then lowered, serialized
+    and loaded once. `launch --kernel-stats` counts the launches of folded
+    kernels under the kept kernel's name.
+  }];
+  let dependentDialects = ["mlir::gpu::GPUDialect"];
+}
+
 def RankcGpuMergeKernelModules : Pass<"rankc-gpu-merge-kernel-modules", "mlir::ModuleOp"> {
   let summary = "Gather the outlined kernels into a few gpu.modules";
   let description = [{
