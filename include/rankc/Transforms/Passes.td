@@ -23,6 +23,19 @@ def RankcFoldTransposes : Pass<"rankc-fold-transposes", "mlir::ModuleOp"> {
   let dependentDialects = ["mlir::linalg::LinalgDialect"];
 }
 
+def RankcFoldEqualFunctions : Pass<"rankc-fold-equal-functions", "mlir::ModuleOp"> {
+  let summary = "One function per distinct body: parts equal but for their names folded";
+  let description = [{
+    A private `func.func` that equals an earlier one but for its name
+    (same attributes otherwise, same body up to locations and value names)
+    and is used only as the callee of `func.call`s is erased, and its calls
+    call the earlier one. Partitioning a program of repeated work makes
+    thousands of parts of a handful of bodies; each distinct body is then
+    fused, bufferized, lowered and compiled once. Run after
+    `convert-comm-to-runtime`, which numbers the parts by their calls.
+  }];
+}
+
 def RankcFuseElementwise : Pass<"rankc-fuse-elementwise", "mlir::func::FuncOp"> {
   let summary = "Fuse elementwise ops (one kernel or loop nest per chain) and fold transposes into GEMMs";
   let description = [{

@@ -26,6 +26,9 @@ void rankc::buildCpuLoweringPipeline(mlir::OpPassManager &pm,
   pm.addPass(createCommAsyncSchedule(CommAsyncScheduleOptions{bulkSynchronous}));
   pm.addPass(createRankcRuntimeManifest());
   pm.addPass(createConvertCommToRuntime());
+  // Parts equal but for their names: one function (their calls keep
+  // their part numbers).
+  pm.addPass(createRankcFoldEqualFunctions());
   buildTensorFusionPipeline(pm);
   // erf of f32 as arithmetic that vectorizes (within 1 ulp), not libm calls.
   pm.addNestedPass<mlir::func::FuncOp>(createRankcCpuMathApproximations());

@@ -12,15 +12,17 @@
 //
 // Linear in the kernels' size: each kernel is hashed once (ops, attributes
 // and types, not the names of values), and compared in full only with the
-// kept kernels of the same hash.
+// kept kernels of the same hash (include/rankc/Transforms/EqualButName.h).
+// Where parts are equal, rankc-fold-equal-functions has folded them before
+// this: the kernels left alike are launch sites within distinct parts.
 //
 //===----------------------------------------------------------------------===//
 
 #include "rankc/Codegen/CUDA/Passes.h"
 
+#include "rankc/Transforms/EqualButName.h"
+
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
-#include "mlir/IR/OperationSupport.h"
-#include "mlir/IR/SymbolTable.h"
 
 namespace rankc {
 #define GEN_PASS_DEF_RANKCGPUFOLDEQUALKERNELS
@@ -41,33 +43,16 @@ gpu::GPUFuncOp singleKernel(gpu::GPUModuleOp m) {
   return kernel && kernel.isKernel() ? kernel : nullptr;
 }
 
-/// An op's attributes but its symbol name: what two kernels must share.
-DictionaryAttr attributesButName(Operation *op) {
-  NamedAttrList attrs(op->getAttrDictionary());
-  attrs.erase(SymbolTable::getSymbolAttrName());
-  return attrs.getDictionary(op->getContext());
+/// Equal modules but for their names hold equal kernels but for theirs.
+llvm::hash_code hashKernel(gpu::GPUModuleOp m, gpu::GPUFuncOp kernel) {
+  return llvm::hash_combine(rankc::attributesButName(m),
+                            rankc::hashButName(kernel));
 }
 
-constexpr auto kFlags = OperationEquivalence::IgnoreLocations;
-
-llvm::hash_code structuralHash(gpu::GPUModuleOp m, gpu::GPUFuncOp kernel) {
-  llvm::hash_code h = llvm::hash_combine(attributesButName(m),
-                                         attributesButName(kernel));
-  kernel.getBody().walk([&](Operation *op) {
-    h = llvm::hash_combine(
-        h, OperationEquivalence::computeHash(
-               op, OperationEquivalence::ignoreHashValue,
-               OperationEquivalence::ignoreHashValue, kFlags));
-  });
-  return h;
-}
-
-bool equalButNames(gpu::GPUModuleOp a, gpu::GPUFuncOp ka, gpu::GPUModuleOp b,
-                   gpu::GPUFuncOp kb) {
-  return attributesButName(a) == attributesButName(b) &&
-         attributesButName(ka) == attributesButName(kb) &&
-         OperationEquivalence::isRegionEquivalentTo(&ka.getBody(),
-                                                    &kb.getBody(), kFlags);
+bool equalKernels(gpu::GPUModuleOp a, gpu::GPUFuncOp ka, gpu::GPUModuleOp b,
+                  gpu::GPUFuncOp kb) {
+  return rankc::attributesButName(a) == rankc::attributesButName(b) &&
+         rankc::equalButName(ka, kb);
 }
 
 struct GpuFoldEqualKernelsPass
@@ -89,9 +74,9 @@ struct GpuFoldEqualKernelsPass
       gpu::GPUFuncOp kernel = singleKernel(m);
       if (!kernel)
         continue;
-      SmallVector<Kept, 1> &same = kept[structuralHash(m, kernel)];
+      SmallVector<Kept, 1> &same = kept[hashKernel(m, kernel)];
       auto equal = llvm::find_if(same, [&](const Kept &k) {
-        return equalButNames(k.module, k.kernel, m, kernel);
+        return equalKernels(k.module, k.kernel, m, kernel);
       });
       if (equal == same.end()) {
         same.push_back({m, kernel});

@@ -23,6 +23,9 @@ void rankc::buildCudaLoweringPipeline(mlir::OpPassManager &pm,
   pm.addPass(createCommAsyncSchedule(CommAsyncScheduleOptions{bulkSynchronous}));
   pm.addPass(createRankcRuntimeManifest());
   pm.addPass(createConvertCommToRuntime());
+  // Parts equal but for their names: one function (their calls keep
+  // their part numbers).
+  pm.addPass(createRankcFoldEqualFunctions());
   // Fusion as on the CPU: one kernel per chain, per shape read more than
   // once, per piece of a concat (written in place, no copy of the concat).
   buildTensorFusionPipeline(pm);

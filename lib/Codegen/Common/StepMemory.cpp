@@ -8,10 +8,13 @@
 #include "BufferLiveness.h"
 #include "rankc/Codegen/Common/Passes.h"
 
+#include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/IR/BuiltinOps.h"
 #include "mlir/Interfaces/FunctionInterfaces.h"
+
+#include <functional>
 
 namespace rankc {
 #define GEN_PASS_DEF_RANKCSTEPMEMORY
@@ -28,12 +31,28 @@ struct StepMemoryPass
     ModuleOp module = getOperation();
     int64_t host = 0, device = 0;
     bool dynamic = false;
-    auto count = [&](MemRefType type, int64_t &sum) {
+    // How often each function runs in a step: once per call of a caller's
+    // run (a function that equal parts were folded into runs once per
+    // part: rankc-fold-equal-functions), once if nothing here calls it.
+    DenseMap<Operation *, SmallVector<func::CallOp>> callers =
+        rankc::callersOf(module);
+    DenseMap<Operation *, int64_t> runs;
+    std::function<int64_t(Operation *)> runsOf = [&](Operation *fn) {
+      auto [it, fresh] = runs.try_emplace(fn, 1);
+      if (!fresh)
+        return it->second;
+      int64_t n = 0;
+      for (func::CallOp call : callers.lookup(fn))
+        n += runsOf(call->getParentOfType<FunctionOpInterface>());
+      return runs[fn] = std::max<int64_t>(n, 1);
+    };
+    auto count = [&](Operation *alloc, MemRefType type, int64_t &sum) {
       int64_t bytes = rankc::alignedBytes(type);
       if (bytes < 0)
         dynamic = true;
       else
-        sum += bytes;
+        sum += bytes *
+               runsOf(alloc->getParentOfType<FunctionOpInterface>());
     };
     // (Device code allocates nothing itself: gpu.module bodies are skipped.)
     int64_t scratch = 0;
@@ -53,9 +72,9 @@ struct StepMemoryPass
       if (!isa<FunctionOpInterface>(op->getParentOp()))
         dynamic = true;
       if (auto alloc = dyn_cast<memref::AllocOp>(op))
-        count(alloc.getType(), host);
+        count(op, alloc.getType(), host);
       else
-        count(cast<gpu::AllocOp>(op).getMemref().getType(), device);
+        count(op, cast<gpu::AllocOp>(op).getMemref().getType(), device);
       return WalkResult::advance();
     });
     Builder b(module.getContext());

@@ -191,7 +191,9 @@ def RankcStepMemory : Pass<"rankc-step-memory", "mlir::ModuleOp"> {
     runtime's step arena (runtime/core/Arena.h), rounded up to its 256-byte
     alignment, and none is freed before the step ends: a step's arena holds
     the sum of its allocations. This pass adds them up over the module
-    (memref.alloc: host or, on the CPU, all; gpu.alloc: device) and records
+    (memref.alloc: host or, on the CPU, all; gpu.alloc: device; a
+    function's once per call of it: equal parts folded into one function
+    run once per part) and records
     the sums on the module as `rankc.step_host_bytes` and
     `rankc.step_device_bytes`, which `rankc compile` writes into plan.json
     (each program's `memory`). An allocation of a dynamic size makes the
