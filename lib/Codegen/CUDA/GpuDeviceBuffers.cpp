@@ -12,7 +12,6 @@
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/IR/PatternMatch.h"
-#include "mlir/Transforms/GreedyPatternRewriteDriver.h"
 
 namespace rankc {
 #define GEN_PASS_DEF_RANKCGPUDEVICEBUFFERS
@@ -23,80 +22,80 @@ using namespace mlir;
 
 namespace {
 
-bool onHost(Operation *op) { return !op->getParentOfType<gpu::GPUModuleOp>(); }
-
-struct AllocToGpu : OpRewritePattern<memref::AllocOp> {
-  using OpRewritePattern::OpRewritePattern;
-  LogicalResult matchAndRewrite(memref::AllocOp op,
-                                PatternRewriter &rewriter) const override {
-    if (!onHost(op))
-      return failure();
-    rewriter.replaceOpWithNewOp<gpu::AllocOp>(
-        op, op.getType(), /*asyncToken=*/Type(), /*asyncDependencies=*/
-        ValueRange(), op.getDynamicSizes(), op.getSymbolOperands(),
-        /*hostShared=*/false);
-    return success();
-  }
-};
+void allocToGpu(RewriterBase &rewriter, memref::AllocOp op) {
+  rewriter.setInsertionPoint(op);
+  rewriter.replaceOpWithNewOp<gpu::AllocOp>(
+      op, op.getType(), /*asyncToken=*/Type(), /*asyncDependencies=*/
+      ValueRange(), op.getDynamicSizes(), op.getSymbolOperands(),
+      /*hostShared=*/false);
+}
 
 /// A constant's host global, copied once into a device buffer where it is
-/// taken: kernels then read device memory only. Matches while some use of
-/// the global is not already such a copy.
-struct GlobalToGpu : OpRewritePattern<memref::GetGlobalOp> {
-  using OpRewritePattern::OpRewritePattern;
-  static bool copiedToDevice(OpOperand &use) {
-    auto copy = dyn_cast<gpu::MemcpyOp>(use.getOwner());
-    return copy && copy.getSrc() == use.get();
-  }
-  LogicalResult matchAndRewrite(memref::GetGlobalOp op,
-                                PatternRewriter &rewriter) const override {
-    if (!onHost(op) || llvm::all_of(op->getUses(), copiedToDevice))
-      return failure();
-    Location loc = op.getLoc();
-    rewriter.setInsertionPointAfter(op);
-    Value device = gpu::AllocOp::create(rewriter, loc, op.getType(), Type(),
-                                        ValueRange(), ValueRange(), ValueRange(),
-                                        false)
-                       .getMemref();
-    auto copy = gpu::MemcpyOp::create(rewriter, loc, TypeRange(), ValueRange(),
-                                      device, op.getResult());
-    rewriter.replaceUsesWithIf(op.getResult(), device, [&](OpOperand &use) {
-      return use.getOwner() != copy;
-    });
-    return success();
-  }
-};
+/// taken: kernels then read device memory only. Not where every use is
+/// already a copy to the device (a constant copied into a buffer: one
+/// host-to-device gpu.memcpy).
+void globalToGpu(RewriterBase &rewriter, memref::GetGlobalOp op) {
+  if (llvm::all_of(op->getUses(), [](OpOperand &use) {
+        auto copy = dyn_cast<gpu::MemcpyOp>(use.getOwner());
+        return copy && copy.getSrc() == use.get();
+      }))
+    return;
+  Location loc = op.getLoc();
+  rewriter.setInsertionPointAfter(op);
+  Value device = gpu::AllocOp::create(rewriter, loc, op.getType(), Type(),
+                                      ValueRange(), ValueRange(), ValueRange(),
+                                      false)
+                     .getMemref();
+  auto copy = gpu::MemcpyOp::create(rewriter, loc, TypeRange(), ValueRange(),
+                                    device, op.getResult());
+  rewriter.replaceUsesWithIf(op.getResult(), device, [&](OpOperand &use) {
+    return use.getOwner() != copy;
+  });
+}
 
 /// memref.copy would run on the host: contiguous buffers are copied by the
 /// GPU's copy engine, strided views by a kernel (linalg.copy).
-struct CopyToGpu : OpRewritePattern<memref::CopyOp> {
-  using OpRewritePattern::OpRewritePattern;
-  LogicalResult matchAndRewrite(memref::CopyOp op,
-                                PatternRewriter &rewriter) const override {
-    if (!onHost(op))
-      return failure();
-    auto contiguous = [](Type t) {
-      auto m = cast<MemRefType>(t);
-      return m.getLayout().isIdentity();
-    };
-    if (contiguous(op.getSource().getType()) &&
-        contiguous(op.getTarget().getType()))
-      rewriter.replaceOpWithNewOp<gpu::MemcpyOp>(
-          op, TypeRange(), ValueRange(), op.getTarget(), op.getSource());
-    else
-      rewriter.replaceOpWithNewOp<linalg::CopyOp>(op, op.getSource(),
-                                                  op.getTarget());
-    return success();
-  }
-};
+void copyToGpu(RewriterBase &rewriter, memref::CopyOp op) {
+  auto contiguous = [](Type t) {
+    return cast<MemRefType>(t).getLayout().isIdentity();
+  };
+  rewriter.setInsertionPoint(op);
+  if (contiguous(op.getSource().getType()) &&
+      contiguous(op.getTarget().getType()))
+    rewriter.replaceOpWithNewOp<gpu::MemcpyOp>(
+        op, TypeRange(), ValueRange(), op.getTarget(), op.getSource());
+  else
+    rewriter.replaceOpWithNewOp<linalg::CopyOp>(op, op.getSource(),
+                                                op.getTarget());
+}
 
+/// One walk over the host code, each op rewritten where it is (no greedy
+/// driver: nothing here enables anything else, and the driver's folding
+/// and region simplification were superlinear in a 10^5-node step).
 struct GpuDeviceBuffersPass
     : public rankc::impl::RankcGpuDeviceBuffersBase<GpuDeviceBuffersPass> {
   void runOnOperation() override {
-    RewritePatternSet patterns(&getContext());
-    patterns.add<AllocToGpu, GlobalToGpu, CopyToGpu>(&getContext());
-    if (failed(applyPatternsGreedily(getOperation(), std::move(patterns))))
-      signalPassFailure();
+    SmallVector<Operation *> ops;
+    SmallVector<memref::GetGlobalOp> globals;
+    getOperation()->walk<WalkOrder::PreOrder>([&](Operation *op) {
+      if (isa<gpu::GPUModuleOp>(op))
+        return WalkResult::skip(); // device code: its own buffers
+      if (isa<memref::AllocOp, memref::CopyOp>(op))
+        ops.push_back(op);
+      else if (auto global = dyn_cast<memref::GetGlobalOp>(op))
+        globals.push_back(global);
+      return WalkResult::advance();
+    });
+    IRRewriter rewriter(&getContext());
+    // Copies first: a global's uses are then the copies it is left to.
+    for (Operation *op : ops) {
+      if (auto alloc = dyn_cast<memref::AllocOp>(op))
+        allocToGpu(rewriter, alloc);
+      else
+        copyToGpu(rewriter, cast<memref::CopyOp>(op));
+    }
+    for (memref::GetGlobalOp global : globals)
+      globalToGpu(rewriter, global);
   }
 };
 
