@@ -9,8 +9,10 @@ of 1, 5, 25 and 100 MiB, the 25 MiB build run once with --stats (the
 profile), then with `--bucket-cap-mb auto --machine MACHINE.json
 --profile` that; every build runs STEPS steps (`launch --steps --stats`),
 ROUNDS times, the builds alternating within each round. Prints a table:
-the median step time of each build, auto's choice and its predicted end
-of communication against the measured step; then, per rank and bucket of
+the median step time of each build (each step's slowest rank; the
+median over steps, then over rounds), auto's choice and its predicted
+step (computation, exposed communication and the profile's measured
+overhead) against the measured one; then, per rank and bucket of
 the auto build, the model's start, end and exposed time beside the
 measured ones (`launch --stats`)."""
 import json
@@ -59,7 +61,11 @@ def main():
                                 stats, "--outputs", os.path.join(work, "res")], check=True,
                                stdout=subprocess.DEVNULL)
                 s = json.load(open(stats))["ranks"]
-                times[name].append(max(r["wall"] for r in s) / steps)
+                # Each step's time is its slowest rank's; a round's is the
+                # median step (the first, which loads and allocates, aside),
+                # as the profile's are medians.
+                per_step = [max(r["per_step"][k]["wall"] for r in s) for k in range(steps)]
+                times[name].append(statistics.median(per_step))
         med = {n: statistics.median(t) for n, t in times.items()}
         best_fixed = min(v for n, v in med.items() if n != "auto")
         for name in builds:
@@ -67,9 +73,12 @@ def main():
             print(f"| {model} | {ranks} | {name} | {len(plan['buckets'])} | "
                   f"{med[name] * 1e3:.2f} | {med[name] / best_fixed:.3f}x |")
         choice = json.load(open(os.path.join(work, model, "auto", "plan.json")))["bucket_choice"]
-        print(f"| {model} | {ranks} | auto chose | {choice['chosen']} | predicted "
-              f"{choice['finish_seconds'] * 1e3:.2f} ms (compute {choice['compute_seconds'] * 1e3:.2f}, "
-              f"exposed {choice['exposed_seconds'] * 1e3:.2f}) | measured {med['auto'] * 1e3:.2f} ms |")
+        predicted = choice.get("step_seconds", choice["finish_seconds"])
+        print(f"| {model} | {ranks} | auto chose | {choice['chosen']} | predicted step "
+              f"{predicted * 1e3:.2f} ms (compute {choice['compute_seconds'] * 1e3:.2f}, "
+              f"exposed {choice['exposed_seconds'] * 1e3:.2f}, "
+              f"overhead {choice.get('overhead_seconds', 0) * 1e3:.2f}) | measured "
+              f"{med['auto'] * 1e3:.2f} ms | predicted / measured {predicted / med['auto']:.2f} |")
         # Per bucket, the last round of the auto build: the model's times
         # beside the measured means (launch --stats `buckets`), ms into the step.
         stats = json.load(open(os.path.join(work, model, "auto", "stats.json")))

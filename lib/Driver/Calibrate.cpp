@@ -272,9 +272,12 @@ int rankc::runCalibrate(int argc, char **argv, const char *argv0) {
   });
 }
 
-/// The slowest rank's median computation per step in a `launch --stats`
-/// file, or an error.
-static llvm::Expected<double> profiledCompute(llvm::StringRef profile) {
+/// From a `launch --stats` file: the slowest rank's median computation per
+/// step, and the median of what its steps spent outside parts and waits.
+struct ProfiledStep {
+  double compute = 0, overhead = 0;
+};
+static llvm::Expected<ProfiledStep> profiledStep(llvm::StringRef profile) {
   auto err = [&](const llvm::Twine &why) {
     return llvm::createStringError(("--profile '" + profile + "': " + why).str());
   };
@@ -283,14 +286,23 @@ static llvm::Expected<double> profiledCompute(llvm::StringRef profile) {
     return err(llvm::toString(doc.takeError()));
   const json::Object *top = doc->getAsObject();
   const json::Array *ranks = top ? top->getArray("ranks") : nullptr;
-  double most = 0;
+  ProfiledStep most;
   for (const json::Value &r : ranks ? *ranks : json::Array()) {
     const json::Object *o = r.getAsObject();
     const json::Object *median = o ? o->getObject("median") : nullptr;
-    if (median)
-      most = std::max(most, median->getNumber("compute").value_or(0));
+    if (!median)
+      continue;
+    double compute = median->getNumber("compute").value_or(0);
+    if (compute > most.compute) {
+      most.compute = compute;
+      // (Each of the three is its own median: their difference can be
+      // slightly negative.)
+      most.overhead = std::max(0.0, median->getNumber("wall").value_or(0) -
+                                        compute -
+                                        median->getNumber("blocked").value_or(0));
+    }
   }
-  if (!(most > 0))
+  if (!(most.compute > 0))
     return err("no step's computation in it (`OUT/launch --stats FILE` "
                "writes one)");
   return most;
@@ -352,15 +364,16 @@ mlir::LogicalResult rankc::applyMachineModel(mlir::ModuleOp module,
   double copy = compute ? compute->getNumber("copy_bytes_per_second").value_or(0) : 0;
   if (!(flops > 0) || !(copy > 0))
     return bad("no compute and copy rates");
-  mlir::FloatAttr measured;
+  mlir::FloatAttr measured, overhead;
   mlir::Builder b(module.getContext());
   if (!profile.empty()) {
-    llvm::Expected<double> seconds = profiledCompute(profile);
-    if (!seconds) {
-      llvm::errs() << "error: " << llvm::toString(seconds.takeError()) << "\n";
+    llvm::Expected<ProfiledStep> step = profiledStep(profile);
+    if (!step) {
+      llvm::errs() << "error: " << llvm::toString(step.takeError()) << "\n";
       return mlir::failure();
     }
-    measured = b.getF64FloatAttr(*seconds);
+    measured = b.getF64FloatAttr(step->compute);
+    overhead = b.getF64FloatAttr(step->overhead);
   }
   module->setAttr(comm::CommDialect::kMachine,
                   comm::MachineModelAttr::get(
@@ -368,6 +381,6 @@ mlir::LogicalResult rankc::applyMachineModel(mlir::ModuleOp module,
                       b.getDenseF64ArrayAttr(flat),
                       b.getF64FloatAttr(std::clamp(overlap, 0.0, 1.0)),
                       b.getF64FloatAttr(flops), b.getF64FloatAttr(copy),
-                      measured));
+                      measured, overhead));
   return mlir::success();
 }

@@ -274,7 +274,10 @@ def Comm_MachineModelAttr : AttrDef<Comm_Dialect, "MachineModel"> {
     the compute rate (flops per second) and copy rate (bytes per second)
     that estimate each op's time, and, from a measured run (`--profile`,
     `launch --stats`), the step's computation in seconds (`compute_seconds`),
-    which scales the estimates to it. comm-bucket-gradients then chooses the
+    which scales the estimates to it, and what the step spends neither in
+    its parts nor in waits (`overhead_seconds`: the schedule's glue, the
+    runtime's calls, the starts of the reductions), which the predicted
+    step adds whatever the buckets. comm-bucket-gradients then chooses the
     buckets (rankc/Analysis/CostModel.h).
 
     ```mlir
@@ -288,7 +291,8 @@ def Comm_MachineModelAttr : AttrDef<Comm_Dialect, "MachineModel"> {
                         "::mlir::FloatAttr":$overlap,
                         "::mlir::FloatAttr":$flops,
                         "::mlir::FloatAttr":$copy,
-                        OptionalParameter<"::mlir::FloatAttr">:$compute_seconds);
+                        OptionalParameter<"::mlir::FloatAttr">:$compute_seconds,
+                        OptionalParameter<"::mlir::FloatAttr">:$overhead_seconds);
   let assemblyFormat = "`<` struct(params) `>`";
 }
 

@@ -181,6 +181,12 @@ ModelChoice rankc::chooseByMachine(func::FuncOp fn,
       bestEval = e;
     }
   }
+  // What the step spends outside parts and waits, measured (--profile):
+  // the same for every candidate, it makes the predicted step comparable
+  // with a measured one.
+  double overhead = 0;
+  if (FloatAttr o = machine.getOverheadSeconds())
+    overhead = o.getValueAsDouble();
   ModelChoice choice;
   choice.buckets = candidates[best].second;
   choice.predicted = bestEval.predicted;
@@ -191,6 +197,9 @@ ModelChoice rankc::chooseByMachine(func::FuncOp fn,
        b.getNamedAttr("finish_seconds", b.getF64FloatAttr(bestEval.finish)),
        b.getNamedAttr("exposed_seconds",
                       b.getF64FloatAttr(bestEval.finish - computeEnd)),
+       b.getNamedAttr("overhead_seconds", b.getF64FloatAttr(overhead)),
+       b.getNamedAttr("step_seconds",
+                      b.getF64FloatAttr(bestEval.finish + overhead)),
        b.getNamedAttr("overlap", machine.getOverlap()),
        b.getNamedAttr("compute_from",
                       b.getStringAttr(machine.getComputeSeconds() ? "profile"
