@@ -32,8 +32,8 @@ def main():
     rounds = int(sys.argv[6]) if len(sys.argv) > 6 else 5
     os.makedirs(work, exist_ok=True)
     reports = []
-    print("| model | ranks | build | buckets | median step ms | vs best fixed |")
-    print("|---|---|---|---|---|---|")
+    print("| model | ranks | build | buckets | median step ms | rounds' range ms | vs best fixed |")
+    print("|---|---|---|---|---|---|---|")
     for model in ("mlp-large", "transformer-large"):
         dag = os.path.join(work, model + ".json")
         subprocess.run([sys.executable, os.path.join(ROOT, "scripts", "export_torch.py"), model,
@@ -71,7 +71,8 @@ def main():
         for name in builds:
             plan = json.load(open(os.path.join(work, model, name, "plan.json")))
             print(f"| {model} | {ranks} | {name} | {len(plan['buckets'])} | "
-                  f"{med[name] * 1e3:.2f} | {med[name] / best_fixed:.3f}x |")
+                  f"{med[name] * 1e3:.2f} | {min(times[name]) * 1e3:.2f}-{max(times[name]) * 1e3:.2f} | "
+                  f"{med[name] / best_fixed:.3f}x |")
         choice = json.load(open(os.path.join(work, model, "auto", "plan.json")))["bucket_choice"]
         predicted = choice.get("step_seconds", choice["finish_seconds"])
         print(f"| {model} | {ranks} | auto chose | {choice['chosen']} | predicted step "
