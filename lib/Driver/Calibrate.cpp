@@ -42,6 +42,8 @@ struct Measured {
   // op -> ranks -> points
   std::map<std::string, std::map<int, std::vector<Timing>>> timings;
   std::map<int, std::vector<double>> overlap; // ranks -> fractions (>= 64 KiB)
+  // ranks -> (MPI calls in the computation, fraction) (>= 64 KiB)
+  std::map<int, std::vector<std::pair<int, double>>> overlapWithCalls;
   std::map<std::string, double> rates;        // flops, copy (slowest world)
 };
 
@@ -69,8 +71,14 @@ bool readLines(llvm::StringRef text, Measured &m, std::string &why) {
       if (!fresh)
         it->second = std::min(it->second, r);
     } else if (op == "overlap") {
-      if (o->getNumber("bytes").value_or(0) >= 65536)
-        m.overlap[ranks].push_back(o->getNumber("fraction").value_or(0));
+      if (o->getNumber("bytes").value_or(0) < 65536)
+        continue;
+      double fraction = o->getNumber("fraction").value_or(0);
+      int calls = int(o->getInteger("calls").value_or(0));
+      if (calls == 0)
+        m.overlap[ranks].push_back(fraction);
+      else
+        m.overlapWithCalls[ranks].push_back({calls, fraction});
     } else {
       m.timings[op][ranks].push_back(
           {o->getNumber("bytes").value_or(0), o->getNumber("seconds").value_or(0)});
@@ -255,6 +263,18 @@ int rankc::runCalibrate(int argc, char **argv, const char *argv0) {
     overlap[std::to_string(ranks)] =
         fractions.empty() ? 0.0 : fractions[fractions.size() / 2];
   }
+  // What each MPI call during the computation adds to the fraction hidden
+  // (the median over sizes of (with calls - without) / calls): a bucket's
+  // reduction advances at the starts of the buckets after it.
+  json::Object perCall;
+  for (auto &[ranks, points] : m.overlapWithCalls) {
+    double without = overlap.getNumber(std::to_string(ranks)).value_or(0);
+    std::vector<double> gains;
+    for (auto [calls, fraction] : points)
+      gains.push_back(std::max(0.0, fraction - without) / calls);
+    llvm::sort(gains);
+    perCall[std::to_string(ranks)] = gains.empty() ? 0.0 : gains[gains.size() / 2];
+  }
   json::Object doc{
       {"format", kMachineFormat},
       {"version", 1},
@@ -262,6 +282,7 @@ int rankc::runCalibrate(int argc, char **argv, const char *argv0) {
       {"mpiexec_args", json::Array(mpiexecArgs)},
       {"ops", std::move(ops)},
       {"overlap_fraction", std::move(overlap)},
+      {"overlap_per_mpi_call", std::move(perCall)},
       {"compute", json::Object{{"flops_per_second", m.rates["flops"]},
                                {"copy_bytes_per_second", m.rates["copy"]}}}};
   DriverOptions o;
@@ -356,9 +377,12 @@ mlir::LogicalResult rankc::applyMachineModel(mlir::ModuleOp module,
     flat.push_back(o->getNumber("alpha_seconds").value_or(0));
     flat.push_back(o->getNumber("beta_seconds_per_byte").value_or(0));
   }
-  double overlap = 0;
+  double overlap = 0, perCall = 0;
   if (const json::Object *ov = top->getObject("overlap_fraction"))
     overlap = ov->getNumber(std::to_string(best)).value_or(0);
+  // (A machine file of an earlier rankc has none: no progress credited.)
+  if (const json::Object *pc = top->getObject("overlap_per_mpi_call"))
+    perCall = pc->getNumber(std::to_string(best)).value_or(0);
   const json::Object *compute = top->getObject("compute");
   double flops = compute ? compute->getNumber("flops_per_second").value_or(0) : 0;
   double copy = compute ? compute->getNumber("copy_bytes_per_second").value_or(0) : 0;
@@ -381,6 +405,8 @@ mlir::LogicalResult rankc::applyMachineModel(mlir::ModuleOp module,
                       b.getDenseF64ArrayAttr(flat),
                       b.getF64FloatAttr(std::clamp(overlap, 0.0, 1.0)),
                       b.getF64FloatAttr(flops), b.getF64FloatAttr(copy),
-                      measured, overhead));
+                      measured, overhead,
+                      perCall > 0 ? b.getF64FloatAttr(std::clamp(perCall, 0.0, 1.0))
+                                  : mlir::FloatAttr()));
   return mlir::success();
 }

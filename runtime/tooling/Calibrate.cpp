@@ -9,13 +9,15 @@
 // progresses nonblocking collectives only inside MPI calls unless
 // MPIR_CVAR_ASYNC_PROGRESS is set): a reduction started, a computation of
 // about its length, then the wait; the fraction of the reduction hidden
-// is what the cost model may count as overlap. Last, a loop of f32
+// is what the cost model may count as overlap; and again with MPI calls
+// in the computation, as a schedule's later reductions start. Last, a loop of f32
 // multiply-adds and a copy give the rates the model estimates unprofiled
 // computation with.
 //
 // Every time is the median of repetitions after warm-up, the slowest
 // rank's. Rank 0 prints one JSON object per line:
-//   {"op": "allreduce"|"p2p"|"overlap", "ranks": W, "bytes": B, "seconds": T}
+//   {"op": "allreduce"|"p2p", "ranks": W, "bytes": B, "seconds": T}
+//   {"op": "overlap", "ranks": W, "bytes": B, "calls": K, "fraction": F}
 //   {"op": "flops"|"copy", "ranks": W, "per_second": R}
 //
 //   rankc-calibrate [--max-bytes B] [--min-bytes B] [--seconds S]
@@ -82,6 +84,9 @@ double compute(std::vector<float> &x, int64_t iterations) {
 }
 
 } // namespace
+
+/// The MPI calls in the second overlap measurement's computation.
+constexpr int kCalls = 8;
 
 int main(int argc, char **argv) {
   MPI_Init(&argc, &argv);
@@ -160,32 +165,45 @@ int main(int argc, char **argv) {
                   "\"seconds\": %.6g}\n",
                   world, (long long)bytes, reduce);
 
-    // Overlap: the reduction started, about its length of computation
-    // without MPI calls, then the wait. Hidden = (reduce + work - total) /
-    // reduce, the time the wait saved.
+    // Overlap: the reduction started, about its length of computation,
+    // then the wait. Hidden = (reduce + work - total) / reduce, the time
+    // the wait saved. Measured twice: with no MPI call in the computation,
+    // and with the computation cut into kCalls pieces and an MPI call (a
+    // test of the request) between them, as a schedule's later buckets
+    // start their reductions between parts: in MPICH (no asynchronous
+    // progress) a reduction advances only inside MPI calls.
     int64_t iterations = std::max<int64_t>(
         1, int64_t(reduce * flopsRate / (2.0 * double(work.size()))));
-    std::vector<double> hidden;
-    for (int r = 0; r < 7; ++r) {
-      MPI_Barrier(MPI_COMM_WORLD);
-      double s = MPI_Wtime();
-      MPI_Request req;
-      MPI_Iallreduce(in.data(), out.data(), count, MPI_FLOAT, MPI_SUM,
-                     MPI_COMM_WORLD, &req);
-      double w0 = MPI_Wtime();
-      compute(work, iterations);
-      double worked = MPI_Wtime() - w0;
-      MPI_Wait(&req, MPI_STATUS_IGNORE);
-      double total = MPI_Wtime() - s;
-      double h = std::clamp((reduce + worked - total) / reduce, 0.0, 1.0);
-      double least = h;
-      MPI_Allreduce(&h, &least, 1, MPI_DOUBLE, MPI_MIN, MPI_COMM_WORLD);
-      hidden.push_back(least);
+    for (int calls : {0, kCalls}) {
+      std::vector<double> hidden;
+      int64_t pieces = calls + 1;
+      for (int r = 0; r < 7; ++r) {
+        MPI_Barrier(MPI_COMM_WORLD);
+        double s = MPI_Wtime();
+        MPI_Request req;
+        MPI_Iallreduce(in.data(), out.data(), count, MPI_FLOAT, MPI_SUM,
+                       MPI_COMM_WORLD, &req);
+        double w0 = MPI_Wtime();
+        for (int64_t k = 0; k < pieces; ++k) {
+          compute(work, std::max<int64_t>(1, iterations / pieces));
+          if (k + 1 < pieces) {
+            int done = 0;
+            MPI_Test(&req, &done, MPI_STATUS_IGNORE);
+          }
+        }
+        double worked = MPI_Wtime() - w0;
+        MPI_Wait(&req, MPI_STATUS_IGNORE);
+        double total = MPI_Wtime() - s;
+        double h = std::clamp((reduce + worked - total) / reduce, 0.0, 1.0);
+        double least = h;
+        MPI_Allreduce(&h, &least, 1, MPI_DOUBLE, MPI_MIN, MPI_COMM_WORLD);
+        hidden.push_back(least);
+      }
+      if (rank == 0)
+        std::printf("{\"op\": \"overlap\", \"ranks\": %d, \"bytes\": %lld, "
+                    "\"calls\": %d, \"fraction\": %.4f}\n",
+                    world, (long long)bytes, calls, median(hidden));
     }
-    if (rank == 0)
-      std::printf("{\"op\": \"overlap\", \"ranks\": %d, \"bytes\": %lld, "
-                  "\"fraction\": %.4f}\n",
-                  world, (long long)bytes, median(hidden));
 
     // Point to point between ranks 0 and 1: half a ping-pong.
     if (world >= 2) {

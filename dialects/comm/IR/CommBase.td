@@ -277,7 +277,10 @@ def Comm_MachineModelAttr : AttrDef<Comm_Dialect, "MachineModel"> {
     which scales the estimates to it, and what the step spends neither in
     its parts nor in waits (`overhead_seconds`: the schedule's glue, the
     runtime's calls, the starts of the reductions), which the predicted
-    step adds whatever the buckets. comm-bucket-gradients then chooses the
+    step adds whatever the buckets; and what each MPI call during the
+    computation adds to a reduction's hidden fraction (`overlap_per_call`:
+    without asynchronous progress, a bucket's reduction advances at the
+    starts of the buckets after it). comm-bucket-gradients then chooses the
     buckets (rankc/Analysis/CostModel.h).
 
     ```mlir
@@ -292,7 +295,8 @@ def Comm_MachineModelAttr : AttrDef<Comm_Dialect, "MachineModel"> {
                         "::mlir::FloatAttr":$flops,
                         "::mlir::FloatAttr":$copy,
                         OptionalParameter<"::mlir::FloatAttr">:$compute_seconds,
-                        OptionalParameter<"::mlir::FloatAttr">:$overhead_seconds);
+                        OptionalParameter<"::mlir::FloatAttr">:$overhead_seconds,
+                        OptionalParameter<"::mlir::FloatAttr">:$overlap_per_call);
   let assemblyFormat = "`<` struct(params) `>`";
 }
 

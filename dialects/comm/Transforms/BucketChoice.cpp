@@ -1,12 +1,14 @@
 //===- BucketChoice.cpp - buckets chosen by the machine model -------------===//
 //
 // The model (rankc/Analysis/CostModel.h): a reduction of b bytes takes
-// T(b) = alpha + b beta (the calibrated fit). A fraction f of it (the
-// calibrated overlap: how much a reduction advances while ranks compute
-// without calling MPI) runs behind the computation, in order, from when
-// its bucket's last gradient is ready; the rest is paid at the waits after
-// the computation. The step's communication ends at
-//   max(computation end, end of the overlapped timeline) + (1 - f) sum T
+// T(b) = alpha + b beta (the calibrated fit). A fraction f_k of bucket k's
+// (the calibrated overlap: how much a reduction advances while ranks
+// compute without calling MPI, plus the calibrated gain per MPI call for
+// each later bucket's start, which moves it along) runs behind the
+// computation, in order, from when its bucket's last gradient is ready;
+// the rest is paid at the waits after the computation. The step's
+// communication ends at
+//   max(computation end, end of the overlapped timeline) + sum (1 - f_k) T_k
 // and the candidate that ends first is chosen. An op's time is the larger
 // of its flops at the calibrated compute rate and its bytes at the copy
 // rate: a rough estimate, the same for every candidate.
@@ -60,19 +62,29 @@ struct Evaluated {
   std::vector<BucketPrediction> predicted;
 };
 
+/// The fraction of bucket `k` of `n` that runs behind the computation:
+/// the calibrated overlap, plus what each later bucket's start (an MPI
+/// call, made while the computation goes on) moves it along.
+double hiddenFraction(size_t k, size_t n, double f, double perCall) {
+  return std::clamp(f + perCall * double(n - 1 - k), 0.0, 1.0);
+}
+
 Evaluated evaluate(llvm::ArrayRef<GradientBucket> buckets,
                    const llvm::DenseMap<uint32_t, double> &readyOf,
-                   const AlphaBetaFit &fit, double f, double computeEnd) {
+                   const AlphaBetaFit &fit, double f, double perCall,
+                   double computeEnd) {
   Evaluated e;
   double done = 0, serial = 0;
-  for (const GradientBucket &b : buckets) {
+  std::vector<double> hidden;
+  for (auto [k, b] : llvm::enumerate(buckets)) {
     BucketPrediction p;
     for (uint32_t i : b.indices)
       p.ready = std::max(p.ready, readyOf.lookup(i));
     p.reduce = fit.seconds(double(b.bytes));
     p.start = std::max(done, p.ready);
-    done = p.start + f * p.reduce;
-    serial += (1 - f) * p.reduce;
+    hidden.push_back(hiddenFraction(k, buckets.size(), f, perCall));
+    done = p.start + hidden.back() * p.reduce;
+    serial += (1 - hidden.back()) * p.reduce;
     e.predicted.push_back(p);
   }
   e.finish = std::max(computeEnd, done) + serial;
@@ -80,10 +92,10 @@ Evaluated evaluate(llvm::ArrayRef<GradientBucket> buckets,
   // order once it ends; bucket k is complete at its overlapped end or the
   // computation's, whichever is later, plus the serial parts so far.
   double serialSoFar = 0, completeBefore = computeEnd;
-  for (BucketPrediction &p : e.predicted) {
-    serialSoFar += (1 - f) * p.reduce;
+  for (auto [p, h] : llvm::zip_equal(e.predicted, hidden)) {
+    serialSoFar += (1 - h) * p.reduce;
     double complete =
-        std::max(computeEnd, p.start + f * p.reduce) + serialSoFar;
+        std::max(computeEnd, p.start + h * p.reduce) + serialSoFar;
     p.exposed = std::max(0.0, complete - completeBefore);
     completeBefore = std::max(completeBefore, complete);
   }
@@ -101,6 +113,9 @@ ModelChoice rankc::chooseByMachine(func::FuncOp fn,
   double flopsRate = machine.getFlops().getValueAsDouble(),
          copyRate = machine.getCopy().getValueAsDouble(),
          f = machine.getOverlap().getValueAsDouble();
+  double perCall = machine.getOverlapPerCall()
+                       ? machine.getOverlapPerCall().getValueAsDouble()
+                       : 0.0;
   AlphaBetaFit fit;
   ArrayRef<double> flat = machine.getAllreduce().asArrayRef();
   for (size_t i = 0; i + 2 < flat.size(); i += 3)
@@ -174,7 +189,7 @@ ModelChoice rankc::chooseByMachine(func::FuncOp fn,
   size_t best = 0;
   Evaluated bestEval;
   for (auto [i, c] : llvm::enumerate(candidates)) {
-    Evaluated e = evaluate(c.second, readyOf, fit, f, computeEnd);
+    Evaluated e = evaluate(c.second, readyOf, fit, f, perCall, computeEnd);
     predictedFinish.push_back(b.getNamedAttr(c.first, b.getF64FloatAttr(e.finish)));
     if (i == 0 || e.finish < bestEval.finish * (1 - 1e-9)) {
       best = i;
@@ -201,6 +216,7 @@ ModelChoice rankc::chooseByMachine(func::FuncOp fn,
        b.getNamedAttr("step_seconds",
                       b.getF64FloatAttr(bestEval.finish + overhead)),
        b.getNamedAttr("overlap", machine.getOverlap()),
+       b.getNamedAttr("overlap_per_call", b.getF64FloatAttr(perCall)),
        b.getNamedAttr("compute_from",
                       b.getStringAttr(machine.getComputeSeconds() ? "profile"
                                                                   : "estimate")),
