@@ -18,6 +18,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "KernelModules.h"
 #include "rankc/Codegen/CUDA/Passes.h"
 
 #include "rankc/Transforms/EqualButName.h"
@@ -32,16 +33,6 @@ namespace rankc {
 using namespace mlir;
 
 namespace {
-
-/// The kernel of a module that holds exactly one kernel and nothing else
-/// (what outlining makes), or null.
-gpu::GPUFuncOp singleKernel(gpu::GPUModuleOp m) {
-  Block &body = m.getBodyRegion().front();
-  if (body.empty() || !llvm::hasSingleElement(body.without_terminator()))
-    return nullptr;
-  auto kernel = dyn_cast<gpu::GPUFuncOp>(body.front());
-  return kernel && kernel.isKernel() ? kernel : nullptr;
-}
 
 /// Equal modules but for their names hold equal kernels but for theirs.
 llvm::hash_code hashKernel(gpu::GPUModuleOp m, gpu::GPUFuncOp kernel) {
@@ -71,7 +62,7 @@ struct GpuFoldEqualKernelsPass
     SmallVector<gpu::GPUModuleOp> erased;
     for (auto m : llvm::make_early_inc_range(
              module.getOps<gpu::GPUModuleOp>())) {
-      gpu::GPUFuncOp kernel = singleKernel(m);
+      gpu::GPUFuncOp kernel = rankc::singleKernel(m);
       if (!kernel)
         continue;
       SmallVector<Kept, 1> &same = kept[hashKernel(m, kernel)];

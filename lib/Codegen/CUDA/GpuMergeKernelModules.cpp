@@ -9,6 +9,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "KernelModules.h"
 #include "rankc/Codegen/CUDA/Passes.h"
 
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
@@ -36,14 +37,9 @@ struct GpuMergeKernelModulesPass
     ModuleOp module = getOperation();
     // Modules that hold exactly one kernel function and nothing else.
     SmallVector<gpu::GPUModuleOp> single;
-    for (auto m : module.getOps<gpu::GPUModuleOp>()) {
-      Block &body = m.getBodyRegion().front();
-      if (m.getName() != kMerged && !body.empty() &&
-          llvm::hasSingleElement(body.without_terminator()) &&
-          isa<gpu::GPUFuncOp>(body.front()) &&
-          cast<gpu::GPUFuncOp>(body.front()).isKernel())
+    for (auto m : module.getOps<gpu::GPUModuleOp>())
+      if (m.getName() != kMerged && rankc::singleKernel(m))
         single.push_back(m);
-    }
     if (single.size() < 2)
       return;
     // Kernels in program order, cut into runs of about opsPerModule ops
