@@ -38,6 +38,14 @@ int fail(const llvm::Twine &msg) {
   return 1;
 }
 
+/// The median of `values` (the upper of the middle two), 0 if none.
+double medianOf(std::vector<double> values) {
+  if (values.empty())
+    return 0.0;
+  llvm::sort(values);
+  return values[values.size() / 2];
+}
+
 struct Measured {
   // op -> ranks -> points
   std::map<std::string, std::map<int, std::vector<Timing>>> timings;
@@ -258,11 +266,8 @@ int rankc::runCalibrate(int argc, char **argv, const char *argv0) {
     ops[op] = std::move(perWorld);
   }
   json::Object overlap;
-  for (auto &[ranks, fractions] : m.overlap) {
-    llvm::sort(fractions);
-    overlap[std::to_string(ranks)] =
-        fractions.empty() ? 0.0 : fractions[fractions.size() / 2];
-  }
+  for (auto &[ranks, fractions] : m.overlap)
+    overlap[std::to_string(ranks)] = medianOf(fractions);
   // What each MPI call during the computation adds to the fraction hidden
   // (the median over sizes of (with calls - without) / calls): a bucket's
   // reduction advances at the starts of the buckets after it.
@@ -272,8 +277,7 @@ int rankc::runCalibrate(int argc, char **argv, const char *argv0) {
     std::vector<double> gains;
     for (auto [calls, fraction] : points)
       gains.push_back(std::max(0.0, fraction - without) / calls);
-    llvm::sort(gains);
-    perCall[std::to_string(ranks)] = gains.empty() ? 0.0 : gains[gains.size() / 2];
+    perCall[std::to_string(ranks)] = medianOf(std::move(gains));
   }
   json::Object doc{
       {"format", kMachineFormat},
