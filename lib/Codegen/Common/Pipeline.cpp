@@ -20,12 +20,9 @@ void rankc::buildBufferizationPipeline(mlir::OpPassManager &pm) {
   // Tensor constants' globals in program order, so that they are the same
   // on every run (one-shot-bufferize would make them in an order that
   // depends on pointers); of its alignment, so that it reuses them.
-  mlir::bufferization::OneShotBufferizePassOptions bufferize;
+  rankc::RankcBufferizeModuleOptions bufferize;
   pm.addPass(rankc::createRankcConstantGlobals(
-      rankc::RankcConstantGlobalsOptions{bufferize.bufferAlignment}));
-  bufferize.bufferizeFunctionBoundaries = true;
-  bufferize.functionBoundaryTypeConversion =
-      mlir::bufferization::LayoutMapOption::IdentityLayoutMap;
+      rankc::RankcConstantGlobalsOptions{bufferize.alignment}));
   // A function with a value of many uses (a schedule whose input every
   // part reads) is bufferized in segments: one-shot's analysis is
   // quadratic in the uses of one value.
@@ -40,7 +37,21 @@ void rankc::buildBufferizationPipeline(mlir::OpPassManager &pm) {
     }
   }
   pm.addPass(rankc::createRankcOutlineBufferizationSegments(segments));
-  pm.addPass(mlir::bufferization::createOneShotBufferizePass(bufferize));
+  // One-shot-bufferize with function boundaries, its module driver linear
+  // in the functions' arguments and results (rankc-bufferize-module).
+  // RANKC_UPSTREAM_BUFFERIZE=1 runs upstream's pass instead, with the same
+  // options: the tests compare the two builds byte for byte.
+  const char *upstream = std::getenv("RANKC_UPSTREAM_BUFFERIZE");
+  if (upstream && std::string_view(upstream) == "1") {
+    mlir::bufferization::OneShotBufferizePassOptions options;
+    options.bufferAlignment = bufferize.alignment;
+    options.bufferizeFunctionBoundaries = true;
+    options.functionBoundaryTypeConversion =
+        mlir::bufferization::LayoutMapOption::IdentityLayoutMap;
+    pm.addPass(mlir::bufferization::createOneShotBufferizePass(options));
+  } else {
+    pm.addPass(rankc::createRankcBufferizeModule(bufferize));
+  }
   pm.addPass(rankc::createRankcInlineBufferizationSegments());
   // What parts return, written where their callers allocate: buffers the
   // step's memory plan (rankc-plan-buffers, in each backend) can place.
