@@ -46,7 +46,7 @@ struct FoldEqualFunctionsPass
       if (!isa<func::CallOp>(use.getUser()))
         pinned.insert(use.getSymbolRef().getRootReference());
 
-    DenseMap<llvm::hash_code, SmallVector<func::FuncOp, 1>> kept;
+    rankc::FirstEqual<func::FuncOp> kept;
     // Folded function -> the function its calls go to.
     DenseMap<StringAttr, FlatSymbolRefAttr> folded;
     SmallVector<func::FuncOp> erased;
@@ -54,14 +54,12 @@ struct FoldEqualFunctionsPass
       if (!fn.isPrivate() || fn.isDeclaration() ||
           pinned.contains(fn.getSymNameAttr()))
         continue;
-      SmallVector<func::FuncOp, 1> &same = kept[rankc::hashButName(fn)];
-      auto equal = llvm::find_if(same, [&](func::FuncOp k) {
-        return rankc::equalButName(k, fn);
-      });
-      if (equal == same.end()) {
-        same.push_back(fn);
+      std::optional<func::FuncOp> equal =
+          kept.find(rankc::hashButName(fn), fn, [](func::FuncOp a, func::FuncOp b) {
+            return rankc::equalButName(a, b);
+          });
+      if (!equal)
         continue;
-      }
       folded[fn.getSymNameAttr()] = FlatSymbolRefAttr::get(*equal);
       erased.push_back(fn);
     }

@@ -13,6 +13,10 @@
 #define RANKC_TRANSFORMS_EQUALBUTNAME_H
 
 #include "mlir/IR/Operation.h"
+#include "llvm/ADT/DenseMap.h"
+#include "llvm/ADT/SmallVector.h"
+
+#include <optional>
 
 namespace rankc {
 
@@ -28,6 +32,30 @@ llvm::hash_code hashButName(mlir::Operation *op);
 /// locations: attributes, result types and regions (nested ops compared in
 /// full, values up to renaming).
 bool equalButName(mlir::Operation *a, mlir::Operation *b);
+
+/// Remembers items (a function, a kernel and its module) in order and
+/// finds, for a later one, the first earlier one it equals: compared only
+/// with those of the same hash, so a sweep over a module is linear. Both
+/// folds keep the first of each set of equal items and redirect the uses
+/// of the others to it.
+template <typename T>
+class FirstEqual {
+public:
+  /// The first remembered item of `hash` that `equal(kept, item)` accepts;
+  /// none (and `item` is remembered) if there is none.
+  template <typename Equal>
+  std::optional<T> find(llvm::hash_code hash, const T &item, Equal equal) {
+    llvm::SmallVector<T, 1> &same = kept[hash];
+    for (const T &k : same)
+      if (equal(k, item))
+        return k;
+    same.push_back(item);
+    return std::nullopt;
+  }
+
+private:
+  llvm::DenseMap<llvm::hash_code, llvm::SmallVector<T, 1>> kept;
+};
 
 } // namespace rankc
 

@@ -56,7 +56,7 @@ struct GpuFoldEqualKernelsPass
       gpu::GPUModuleOp module;
       gpu::GPUFuncOp kernel;
     };
-    DenseMap<llvm::hash_code, SmallVector<Kept, 1>> kept;
+    rankc::FirstEqual<Kept> kept;
     // Folded module -> the kernel its launches go to.
     DenseMap<StringAttr, SymbolRefAttr> folded;
     SmallVector<gpu::GPUModuleOp> erased;
@@ -65,14 +65,13 @@ struct GpuFoldEqualKernelsPass
       gpu::GPUFuncOp kernel = rankc::singleKernel(m);
       if (!kernel)
         continue;
-      SmallVector<Kept, 1> &same = kept[hashKernel(m, kernel)];
-      auto equal = llvm::find_if(same, [&](const Kept &k) {
-        return equalKernels(k.module, k.kernel, m, kernel);
-      });
-      if (equal == same.end()) {
-        same.push_back({m, kernel});
+      std::optional<Kept> equal = kept.find(
+          hashKernel(m, kernel), Kept{m, kernel},
+          [](const Kept &a, const Kept &b) {
+            return equalKernels(a.module, a.kernel, b.module, b.kernel);
+          });
+      if (!equal)
         continue;
-      }
       folded[m.getNameAttr()] = SymbolRefAttr::get(
           equal->module.getNameAttr(),
           {FlatSymbolRefAttr::get(equal->kernel.getNameAttr())});
