@@ -14,6 +14,13 @@
 #       With the `device` tool: run(command="bash scripts/device-gpu-check.sh
 #       run", carry=[".device"], kind="nvidia-h200" or "nvidia-h200-x2").
 #       `run NAME...` runs only the cases whose names contain a NAME.
+#   bash scripts/device-gpu-check.sh split K
+#       here, after prepare: the cases in K groups of about equal size,
+#       .device/split/I/gpu-check (I = 1..K), for when the whole check is
+#       more than a device call may carry (64 MiB, MPICH's 8 included).
+#       Run group I there with carry=[".device/mpich.tar.xz",
+#       ".device/split/I"] and command "bash scripts/device-gpu-check.sh
+#       run-split I" (the exporter's check runs with group 1 only).
 set -eu
 ROOT=$(cd "$(dirname "$0")/.." && pwd)
 cd "$ROOT"
@@ -40,8 +47,40 @@ case "${1:-}" in
       python3 test/DataParallel/zoo.py --export-only "$(mktemp -d)" 2
     fi
     ;;
+  split)
+    K=${2:?usage: device-gpu-check.sh split K}
+    rm -rf .device/split
+    # Largest case first into the lightest group: groups within one case
+    # of each other.
+    /usr/bin/python3 - "$K" <<'PY'
+import os, shutil, subprocess, sys
+k = int(sys.argv[1])
+cases = [d for d in sorted(os.listdir(".device/gpu-check"))
+         if os.path.isdir(os.path.join(".device/gpu-check", d))]
+size = {c: int(subprocess.check_output(["du", "-sk", os.path.join(".device/gpu-check", c)]).split()[0])
+        for c in cases}
+groups = [[0, []] for _ in range(k)]
+for c in sorted(cases, key=lambda c: -size[c]):
+    g = min(groups, key=lambda g: g[0])
+    g[0] += size[c]
+    g[1].append(c)
+for i, (kib, names) in enumerate(groups, 1):
+    dest = f".device/split/{i}/gpu-check"
+    os.makedirs(dest)
+    for c in names:
+        shutil.copytree(os.path.join(".device/gpu-check", c), os.path.join(dest, c))
+    print(f".device/split/{i}: {len(names)} cases, {kib / 1024:.1f} MiB")
+PY
+    ;;
+  run-split)
+    I=${2:?usage: device-gpu-check.sh run-split I}
+    rm -rf .device/gpu-check
+    mv ".device/split/$I/gpu-check" .device/gpu-check
+    if [ "$I" = 1 ]; then exec bash "$0" run; fi
+    exec bash "$0" run ""
+    ;;
   *)
-    echo "usage: device-gpu-check.sh prepare|run" >&2
+    echo "usage: device-gpu-check.sh prepare|run|split K|run-split I" >&2
     exit 2
     ;;
 esac
