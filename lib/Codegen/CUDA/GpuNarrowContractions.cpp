@@ -38,6 +38,19 @@ namespace {
 constexpr int kMaxDepth = 32;
 
 bool allNarrow(Value v, FloatType narrow, int depth = 0);
+bool yieldsNarrow(linalg::GenericOp g, Value y, FloatType narrow, int depth);
+
+/// Whether the float constant `a` converts to `narrow` without loss.
+bool exactIn(Attribute a, FloatType narrow) {
+  auto f = dyn_cast_or_null<FloatAttr>(a);
+  if (!f)
+    return false;
+  bool losesInfo = false;
+  APFloat x = f.getValue();
+  x.convert(narrow.getFloatSemantics(), APFloat::rmNearestTiesToEven,
+            &losesInfo);
+  return !losesInfo;
+}
 
 /// Whether every element of a chain of insert_slices ending in `top` is
 /// narrow: each inserted value is, and so is what they are inserted into,
@@ -90,20 +103,11 @@ bool insertsNarrow(tensor::InsertSliceOp top, FloatType narrow, int depth) {
 /// reshapes, slices), an insert_slice of such a value into another (the
 /// padded, input-dilated x of a convolution), and a linalg.generic whose
 /// result yields one of its operands' elements unchanged (im2col's copy of
-/// the windows).
+/// the windows, or a constant pad written as one generic).
 bool allNarrow(Value v, FloatType narrow, int depth) {
   if (depth > kMaxDepth)
     return false;
-  auto exact = [&](Attribute a) {
-    auto f = dyn_cast_or_null<FloatAttr>(a);
-    if (!f)
-      return false;
-    bool losesInfo = false;
-    APFloat x = f.getValue();
-    x.convert(narrow.getFloatSemantics(), APFloat::rmNearestTiesToEven,
-              &losesInfo);
-    return !losesInfo;
-  };
+  auto exact = [&](Attribute a) { return exactIn(a, narrow); };
   Operation *def = v.getDefiningOp();
   if (!def)
     return false;
@@ -128,14 +132,33 @@ bool allNarrow(Value v, FloatType narrow, int depth) {
   if (!g)
     return false;
   auto yield = cast<linalg::YieldOp>(g.getBody()->getTerminator());
-  Value y = yield.getOperand(cast<OpResult>(v).getResultNumber());
-  if (auto ext = y.getDefiningOp<arith::ExtFOp>())
-    return ext.getIn().getType() == narrow;
-  // An element of an operand, unchanged: a copy, gather or im2col.
-  auto arg = dyn_cast<BlockArgument>(y);
-  if (!arg || arg.getOwner() != g.getBody())
+  return yieldsNarrow(g, yield.getOperand(cast<OpResult>(v).getResultNumber()),
+                      narrow, depth + 1);
+}
+
+/// Whether the scalar `y` that `g`'s body yields is exactly a value of
+/// `narrow`: widened from it, an element of a narrow operand unchanged (a
+/// copy, gather or im2col), an element extracted from a narrow tensor, an
+/// exact constant, or a select between such values (a constant pad as
+/// rankc-gpu-pads-as-generics writes it: inside, the source's element;
+/// outside, the pad value).
+bool yieldsNarrow(linalg::GenericOp g, Value y, FloatType narrow, int depth) {
+  if (depth > kMaxDepth)
     return false;
-  return allNarrow(g->getOperand(arg.getArgNumber()), narrow, depth + 1);
+  if (auto arg = dyn_cast<BlockArgument>(y))
+    return arg.getOwner() == g.getBody() &&
+           allNarrow(g->getOperand(arg.getArgNumber()), narrow, depth + 1);
+  Operation *def = y.getDefiningOp();
+  if (auto ext = dyn_cast<arith::ExtFOp>(def))
+    return ext.getIn().getType() == narrow;
+  if (auto extract = dyn_cast<tensor::ExtractOp>(def))
+    return !g->isAncestor(extract.getTensor().getParentRegion()->getParentOp()) &&
+           allNarrow(extract.getTensor(), narrow, depth + 1);
+  if (auto select = dyn_cast<arith::SelectOp>(def))
+    return yieldsNarrow(g, select.getTrueValue(), narrow, depth + 1) &&
+           yieldsNarrow(g, select.getFalseValue(), narrow, depth + 1);
+  Attribute c;
+  return matchPattern(y, m_Constant(&c)) && exactIn(c, narrow);
 }
 
 struct GpuNarrowContractionsPass

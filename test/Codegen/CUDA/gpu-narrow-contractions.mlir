@@ -1,4 +1,8 @@
 // RUN: rankc-opt %s -rankc-gpu-narrow-contractions | FileCheck %s
+// The same after rankc-gpu-pads-as-generics (as the CUDA pipeline runs
+// them): a constant pad is then one generic that selects between the
+// source's element and the pad value (@conv_im2col, @pad_not_bf16).
+// RUN: rankc-opt %s -rankc-gpu-pads-as-generics -rankc-gpu-narrow-contractions | FileCheck %s
 
 #id = affine_map<(d0, d1) -> (d0, d1)>
 
