@@ -12,7 +12,7 @@
 //   schedule takes every parameter and returns every updated one, and its
 //   forward part takes every parameter and returns every activation: at
 //   10^5 nodes 5,000 x 5,000 pairs each, two union-find queries a pair,
-//   6.7 s of a 31 s build (bench/RESULTS.md). Here each argument's alias
+//   6.7 s of a 27 s build (bench/RESULTS.md). Here each argument's alias
 //   class and equivalence class is walked once (applyOnAliases,
 //   applyOnEquivalenceClass; classes are disjoint, so every value is
 //   visited at most once per function) and each result looked up in them:

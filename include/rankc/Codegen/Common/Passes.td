@@ -236,7 +236,7 @@ def RankcBufferizeModule : Pass<"rankc-bufferize-module", "mlir::ModuleOp"> {
     asks, for every tensor result of a function and every tensor argument,
     whether the two alias and whether they are equivalent: a step's
     schedule and its forward part, 5,000 parameters in and 5,000 values
-    out at 10^5 nodes, cost 50 million queries. Here each argument's alias
+    out at 10^5 nodes, cost 50 million pairs. Here each argument's alias
     and equivalence classes are walked once and each result looked up in
     them; the callee-first order of functions is built by counting down
     callers (upstream rescans a map for each function). The function
