@@ -12,7 +12,7 @@ PKGS=(
   libgtest-dev googletest
   python3-numpy python3-torch python3-torchvision
   bc shellcheck
-  clang-14 libclang-rt-14-dev
+  clang-14 libclang-rt-14-dev clang-22 libclang-rt-22-dev
   libblas-dev libopenblas0-serial
   libomp-22-dev libblis4-serial
 )

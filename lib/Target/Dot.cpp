@@ -38,9 +38,12 @@ LogicalResult writeDot(ModuleOp module, llvm::raw_ostream &os) {
        << analysis.graphs[p].ranksText << " (@" << fn.getName() << ")\";\n";
     std::string previous;
     unsigned step = 0;
+    // A copy: a lambda may not capture a structured binding before C++20.
+    size_t program = p;
     auto emit = [&](Operation *op, const std::string &label,
                     StringRef shape) {
-      std::string name = "p" + std::to_string(p) + "_" + std::to_string(step++);
+      std::string name =
+          "p" + std::to_string(program) + "_" + std::to_string(step++);
       if (op)
         nodeName[op] = name;
       os << "    " << name << " [label=\"" << label << "\", shape=" << shape
