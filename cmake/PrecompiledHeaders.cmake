@@ -5,8 +5,8 @@
 # what CI pays three times (the normal, the ASan and the fuzz build): the
 # header is compiled once, by the first target, and the rest reuse it
 # (REUSE_FROM: the same compiler and flags, which every compiler target has
-# here; a source whose flags differ, like the JSON reader's -march, falls
-# back to reading the header's text, so it is only slower).
+# here; sources with flags of their own, like the JSON reader's -march,
+# skip the header: rankc_skip_precompiled_header).
 #
 # The ASan shim (cmake/asan-with-uninstrumented-llvm.h) must come before
 # any LLVM header; a second -include before the precompiled one would stop
@@ -14,8 +14,15 @@
 # line instead of a flag for these targets.
 option(RANKC_PCH "Precompile the common MLIR headers (faster builds)" ON)
 
+# The trees whose code is instrumented while LLVM's libraries are not.
+if(RANKC_SANITIZE OR RANKC_FUZZ)
+  set(RANKC_ASAN_TREE ON)
+else()
+  set(RANKC_ASAN_TREE OFF)
+endif()
+
 set(RANKC_PCH_HEADERS ${PROJECT_SOURCE_DIR}/cmake/rankc-pch.h)
-if(RANKC_PCH AND (RANKC_SANITIZE OR RANKC_FUZZ))
+if(RANKC_PCH AND RANKC_ASAN_TREE)
   list(PREPEND RANKC_PCH_HEADERS ${PROJECT_SOURCE_DIR}/cmake/asan-with-uninstrumented-llvm.h)
 endif()
 
@@ -25,7 +32,7 @@ endif()
 function(rankc_precompile_headers first)
   set(targets ${first} ${ARGN})
   if(NOT RANKC_PCH)
-    if(RANKC_SANITIZE OR RANKC_FUZZ)
+    if(RANKC_ASAN_TREE)
       foreach(t ${targets})
         target_compile_options(${t} PRIVATE ${RANKC_ASAN_SHIM})
       endforeach()
@@ -44,7 +51,32 @@ endfunction()
 # shim as a flag. Call from the sources' directory.
 function(rankc_skip_precompiled_header)
   set_property(SOURCE ${ARGN} PROPERTY SKIP_PRECOMPILE_HEADERS ON)
-  if(RANKC_PCH AND (RANKC_SANITIZE OR RANKC_FUZZ))
+  if(RANKC_PCH AND RANKC_ASAN_TREE)
     set_property(SOURCE ${ARGN} APPEND PROPERTY COMPILE_OPTIONS ${RANKC_ASAN_SHIM})
   endif()
+endfunction()
+
+# rankc_compiler_targets(OUT DIR...): every library and executable defined
+# in DIR and the folders below it. Deriving the list (instead of naming the
+# targets) means a target added later cannot miss the header, and with it
+# the ASan shim in the sanitized trees.
+function(rankc_compiler_targets out)
+  set(found)
+  set(dirs ${ARGN})
+  while(dirs)
+    list(POP_FRONT dirs dir)
+    get_property(targets DIRECTORY ${dir} PROPERTY BUILDSYSTEM_TARGETS)
+    foreach(t ${targets})
+      get_target_property(type ${t} TYPE)
+      if(type MATCHES "^(STATIC_LIBRARY|SHARED_LIBRARY|OBJECT_LIBRARY|EXECUTABLE)$")
+        list(APPEND found ${t})
+      endif()
+    endforeach()
+    # Depth first, in the order the folders are added: the first target
+    # found (which compiles the header) is then a library every other
+    # target links, never an executable that links the others (a cycle).
+    get_property(subdirs DIRECTORY ${dir} PROPERTY SUBDIRECTORIES)
+    list(PREPEND dirs ${subdirs})
+  endwhile()
+  set(${out} ${found} PARENT_SCOPE)
 endfunction()
