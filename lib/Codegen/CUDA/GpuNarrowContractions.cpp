@@ -183,8 +183,10 @@ struct GpuNarrowContractionsPass
     // Then each reads the narrow values themselves where it can
     // (NarrowOperands.cpp).
     IRRewriter rewriter(&getContext());
+    Builder b(&getContext());
+    rankc::NarrowCopies bf16(b.getBF16Type()), f16(b.getF16Type());
     for (auto [op, narrow] : marked)
-      rankc::readNarrowOperands(op, narrow, rewriter);
+      rankc::readNarrowOperands(op, narrow.isBF16() ? bf16 : f16, rewriter);
     // The widened copies nothing reads now: their generics gone, or the
     // result dropped from a generic that yields others (a kernel less, or
     // one that writes half the bytes).

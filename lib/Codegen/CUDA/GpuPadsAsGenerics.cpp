@@ -5,12 +5,18 @@
 // reads its linalg.index values, so rankc-gpu-collapse-dims leaves its
 // loops as they are (the mapping takes the three innermost).
 //
+// A copy that reads such a pad (resnet18's im2col copies, 20 of them in a
+// step, each reading the padded x nine times over) then computes the pad
+// itself: the padded tensor (as big as x) is neither written nor read.
+//
 //===----------------------------------------------------------------------===//
 
 #include "rankc/Codegen/CUDA/Passes.h"
 
+#include "mlir/Dialect/Affine/IR/AffineOps.h"
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
+#include "mlir/Dialect/Linalg/Transforms/Transforms.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
 #include "mlir/Transforms/GreedyPatternRewriteDriver.h"
 
@@ -83,11 +89,94 @@ struct PadAsGeneric : OpRewritePattern<tensor::InsertSliceOp> {
   }
 };
 
+/// Whether `g` computes its one result from its indices alone (no inputs,
+/// loops all parallel, the result written in loop order): what
+/// PadAsGeneric makes.
+bool fromIndicesOnly(linalg::GenericOp g) {
+  return g && g.getNumDpsInputs() == 0 && g.getNumDpsInits() == 1 &&
+         g.hasPureTensorSemantics() &&
+         g.getNumParallelLoops() == g.getNumLoops() &&
+         g.getIndexingMapsArray()[0].isIdentity() &&
+         !g.payloadUsesValueFromOperand(g.getDpsInitOperand(0));
+}
+
+/// Whether `g` copies its one input's elements to its result (with any
+/// read map): yields its input's block argument, loops all parallel.
+bool isCopy(linalg::GenericOp g) {
+  if (g.getNumDpsInputs() != 1 || g.getNumDpsInits() != 1 ||
+      !g.hasPureTensorSemantics() ||
+      g.getNumParallelLoops() != g.getNumLoops())
+    return false;
+  Block *body = g.getBody();
+  return &body->front() == body->getTerminator() &&
+         body->getTerminator()->getOperand(0) == body->getArgument(0);
+}
+
+/// `map`'s results (indices into the result of `expand`) as indices into
+/// its source: each group of dims linearized (static sizes).
+std::optional<AffineMap> throughExpand(AffineMap map,
+                                       tensor::ExpandShapeOp expand) {
+  RankedTensorType type = expand.getResultType();
+  if (!type.hasStaticShape())
+    return std::nullopt;
+  SmallVector<AffineExpr> results;
+  for (ReassociationIndices group : expand.getReassociationIndices()) {
+    AffineExpr index = getAffineConstantExpr(0, map.getContext());
+    for (int64_t d : group)
+      index = index * type.getDimSize(d) + map.getResult(d);
+    results.push_back(index);
+  }
+  return AffineMap::get(map.getNumDims(), 0, results, map.getContext());
+}
+
+struct PadIntoCopy : OpRewritePattern<linalg::GenericOp> {
+  using OpRewritePattern::OpRewritePattern;
+
+  LogicalResult matchAndRewrite(linalg::GenericOp copy,
+                                PatternRewriter &rewriter) const override {
+    if (!isCopy(copy))
+      return failure();
+    OpOperand *in = copy.getDpsInputOperand(0);
+    AffineMap map = copy.getMatchingIndexingMap(in);
+    Value source = in->get();
+    if (auto expand = source.getDefiningOp<tensor::ExpandShapeOp>()) {
+      std::optional<AffineMap> folded = throughExpand(map, expand);
+      if (!folded)
+        return failure();
+      map = *folded;
+      source = expand.getSrc();
+    }
+    auto pad = source.getDefiningOp<linalg::GenericOp>();
+    if (!fromIndicesOnly(pad))
+      return failure();
+    // The copy fuses a clone of its own: where the pad has other readers
+    // (equal pads merged, or the reshape read by others), fusion need not
+    // keep the padded tensor as a result. The pad (and the reshape) go,
+    // as dead, once every reader has done so.
+    rewriter.setInsertionPoint(pad);
+    source = rewriter.clone(*pad)->getResult(0);
+    SmallVector<AffineMap> maps = copy.getIndexingMapsArray();
+    maps[0] = map;
+    rewriter.modifyOpInPlace(copy, [&] {
+      in->set(source);
+      copy.setIndexingMapsAttr(rewriter.getAffineMapArrayAttr(maps));
+    });
+    rewriter.setInsertionPoint(copy);
+    FailureOr<linalg::ElementwiseOpFusionResult> fused =
+        linalg::fuseElementwiseOps(rewriter, in);
+    if (failed(fused))
+      return failure(); // (not expected: the copy reads the pad still)
+    rewriter.replaceOp(copy,
+                       fused->replacements.lookup(copy->getResult(0)));
+    return success();
+  }
+};
+
 struct GpuPadsAsGenericsPass
     : public rankc::impl::RankcGpuPadsAsGenericsBase<GpuPadsAsGenericsPass> {
   void runOnOperation() override {
     RewritePatternSet patterns(&getContext());
-    patterns.add<PadAsGeneric>(&getContext());
+    patterns.add<PadAsGeneric, PadIntoCopy>(&getContext());
     if (failed(applyPatternsGreedily(getOperation(), std::move(patterns))))
       signalPassFailure();
   }

@@ -22,8 +22,11 @@
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Linalg/Transforms/Transforms.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
+#include "mlir/IR/IRMapping.h"
+#include "mlir/IR/Matchers.h"
 
 using namespace mlir;
+using rankc::NarrowCopies;
 
 namespace {
 
@@ -103,16 +106,21 @@ Value buildSibling(const Sibling &s, FloatType narrow, Operation *before,
   return result;
 }
 
-/// Whether input `i` of `g` can be read narrow (see the file comment).
-bool canReadNarrow(linalg::GenericOp g, unsigned i, FloatType narrow) {
-  Value v = g.getDpsInputs()[i];
-  if (getElementTypeOrSelf(v.getType()) == narrow || findSibling(v, narrow))
-    return true;
+/// Whether input `i` of `g` is the one use of a generic that only widens
+/// (possibly transposing) and can be fused into `g`.
+bool fusesWidening(linalg::GenericOp g, unsigned i, FloatType narrow) {
   // (Only its one use: a producer with others would stay as a second
   // result of the fused op, no GEMM.)
+  Value v = g.getDpsInputs()[i];
   auto producer = v.getDefiningOp<linalg::GenericOp>();
   return producer && onlyWidens(producer, narrow) && v.hasOneUse() &&
          linalg::areElementwiseOpsFusable(&g->getOpOperand(i));
+}
+
+/// Whether input `i` of `g` can be read narrow (see the file comment).
+bool canReadNarrow(linalg::GenericOp g, unsigned i, NarrowCopies &copies) {
+  Value v = g.getDpsInputs()[i];
+  return fusesWidening(g, i, copies.type()) || copies.available(v);
 }
 
 /// `op` reads `narrowValue` as its input `index` and widens it in its
@@ -133,19 +141,162 @@ void readNarrow(linalg::GenericOp op, unsigned index, Value narrowValue,
 
 } // namespace
 
-void rankc::readNarrowOperands(linalg::LinalgOp op, FloatType narrow,
+/// Loops of one kind only, and an init whose values the body never reads.
+static bool isElementMover(linalg::GenericOp g) {
+  return g.getNumResults() == 1 && g.getNumReductionLoops() == 0 &&
+         g.hasPureTensorSemantics() &&
+         !g.payloadUsesValueFromOperand(g.getDpsInitOperand(0));
+}
+
+/// How deep available() follows producers: a convolution's chain is a few
+/// ops long (widening, reshapes, pad, im2col).
+static constexpr int kMaxCopyDepth = 16;
+
+bool rankc::NarrowCopies::available(Value v, int depth) {
+  if (getElementTypeOrSelf(v.getType()) == narrow || built.count(v))
+    return true;
+  if (depth > kMaxCopyDepth || !isa<RankedTensorType>(v.getType()))
+    return false;
+  if (findSibling(v, narrow))
+    return true;
+  Operation *def = v.getDefiningOp();
+  if (isa_and_nonnull<tensor::CollapseShapeOp, tensor::ExpandShapeOp>(def))
+    return available(def->getOperand(0), depth + 1);
+  auto g = dyn_cast_or_null<linalg::GenericOp>(def);
+  if (!g || !isElementMover(g))
+    return false;
+  auto yield = cast<linalg::YieldOp>(g.getBody()->getTerminator());
+  return movesNarrow(g, yield.getOperand(0), depth + 1);
+}
+
+/// Whether the scalar `y` of `g`'s body is an element moved from a value
+/// that has a narrow copy (or an exact constant, or a select of such).
+bool rankc::NarrowCopies::movesNarrow(linalg::GenericOp g, Value y,
+                                      int depth) {
+  if (auto arg = dyn_cast<BlockArgument>(y))
+    return arg.getOwner() == g.getBody() &&
+           arg.getArgNumber() < g.getNumDpsInputs() &&
+           available(g.getDpsInputs()[arg.getArgNumber()], depth);
+  Operation *def = y.getDefiningOp();
+  if (auto ext = dyn_cast_or_null<arith::ExtFOp>(def))
+    return ext.getIn().getType() == narrow;
+  if (auto extract = dyn_cast_or_null<tensor::ExtractOp>(def))
+    return !g->isAncestor(extract.getTensor().getParentBlock()->getParentOp()) &&
+           available(extract.getTensor(), depth);
+  if (auto select = dyn_cast_or_null<arith::SelectOp>(def))
+    return movesNarrow(g, select.getTrueValue(), depth) &&
+           movesNarrow(g, select.getFalseValue(), depth);
+  FloatAttr c;
+  if (!matchPattern(y, m_Constant(&c)))
+    return false;
+  bool losesInfo = false;
+  APFloat x = c.getValue();
+  x.convert(narrow.getFloatSemantics(), APFloat::rmNearestTiesToEven,
+            &losesInfo);
+  return !losesInfo;
+}
+
+Value rankc::NarrowCopies::build(Value v, RewriterBase &rewriter) {
+  if (getElementTypeOrSelf(v.getType()) == narrow)
+    return v;
+  if (Value done = built.lookup(v))
+    return done;
+  OpBuilder::InsertionGuard guard(rewriter);
+  Operation *def = v.getDefiningOp();
+  Value result;
+  if (std::optional<Sibling> s = findSibling(v, narrow)) {
+    result = buildSibling(*s, narrow, def->getNextNode(), rewriter);
+  } else if (isa<tensor::CollapseShapeOp, tensor::ExpandShapeOp>(def)) {
+    Value from = build(def->getOperand(0), rewriter);
+    auto type = cast<RankedTensorType>(v.getType()).clone(narrow);
+    rewriter.setInsertionPointAfter(def);
+    if (auto c = dyn_cast<tensor::CollapseShapeOp>(def))
+      result = tensor::CollapseShapeOp::create(rewriter, c.getLoc(), type,
+                                               from,
+                                               c.getReassociationIndices());
+    else {
+      auto e = cast<tensor::ExpandShapeOp>(def);
+      result = tensor::ExpandShapeOp::create(rewriter, e.getLoc(), type, from,
+                                             e.getReassociationIndices(),
+                                             e.getMixedOutputShape());
+    }
+  } else {
+    result = buildGeneric(cast<linalg::GenericOp>(def), rewriter);
+  }
+  built[v] = result;
+  return result;
+}
+
+/// `g` writing `narrow` elements: each input and each tensor it extracts
+/// from read narrow where they have narrow copies (widened in the body),
+/// the yielded value (exactly narrow) truncated.
+Value rankc::NarrowCopies::buildGeneric(linalg::GenericOp g,
+                                        RewriterBase &rewriter) {
+  SmallVector<Value> inputs;
+  SmallVector<bool> widen;
+  for (Value in : g.getDpsInputs()) {
+    bool f32 = getElementTypeOrSelf(in.getType()).isF32() && available(in);
+    inputs.push_back(f32 ? build(in, rewriter) : in);
+    widen.push_back(f32);
+  }
+  SmallVector<std::pair<tensor::ExtractOp, Value>> extracts;
+  g.getBody()->walk([&](tensor::ExtractOp e) {
+    Value t = e.getTensor();
+    if (getElementTypeOrSelf(t.getType()).isF32() &&
+        !g->isAncestor(t.getParentBlock()->getParentOp()) && available(t))
+      extracts.push_back({e, build(t, rewriter)});
+  });
+  Location loc = g.getLoc();
+  auto type = cast<RankedTensorType>(g->getResult(0).getType());
+  rewriter.setInsertionPointAfter(g);
+  Value init = tensor::EmptyOp::create(rewriter, loc, type.getShape(), narrow);
+  auto copy = linalg::GenericOp::create(
+      rewriter, loc, TypeRange{type.clone(narrow)}, inputs, ValueRange{init},
+      g.getIndexingMapsArray(), g.getIteratorTypesArray());
+  IRMapping map;
+  g.getRegion().cloneInto(&copy.getRegion(), map);
+  Block *body = copy.getBody();
+  body->getArgument(inputs.size()).setType(narrow); // (never read)
+  rewriter.setInsertionPointToStart(body);
+  for (auto [i, w] : llvm::enumerate(widen)) {
+    if (!w)
+      continue;
+    BlockArgument arg = body->getArgument(i);
+    arg.setType(narrow);
+    auto ext = arith::ExtFOp::create(rewriter, loc, rewriter.getF32Type(), arg);
+    rewriter.replaceAllUsesExcept(arg, ext.getResult(), ext);
+  }
+  for (auto [e, t] : extracts) {
+    auto clone = cast<tensor::ExtractOp>(map.lookup(e.getOperation()));
+    rewriter.setInsertionPoint(clone);
+    Value x = tensor::ExtractOp::create(rewriter, clone.getLoc(), t,
+                                        clone.getIndices());
+    rewriter.replaceOp(clone, arith::ExtFOp::create(rewriter, clone.getLoc(),
+                                                    rewriter.getF32Type(), x));
+  }
+  auto yield = cast<linalg::YieldOp>(body->getTerminator());
+  rewriter.setInsertionPoint(yield);
+  Value y = arith::TruncFOp::create(rewriter, loc, narrow, yield.getOperand(0));
+  rewriter.modifyOpInPlace(yield, [&] { yield->setOperand(0, y); });
+  return copy.getResult(0);
+}
+
+void rankc::readNarrowOperands(linalg::LinalgOp op, NarrowCopies &copies,
                                RewriterBase &rewriter) {
+  FloatType narrow = copies.type();
   auto g = dyn_cast<linalg::GenericOp>(op.getOperation());
   // Both or neither: cuBLASLt takes A and B of one type.
-  if (!g || g.getNumDpsInputs() != 2 || !canReadNarrow(g, 0, narrow) ||
-      !canReadNarrow(g, 1, narrow))
+  if (!g || g.getNumDpsInputs() != 2 || !canReadNarrow(g, 0, copies) ||
+      !canReadNarrow(g, 1, copies))
     return;
   for (unsigned i = 0; i < 2; ++i) {
     Value v = g.getDpsInputs()[i];
     if (getElementTypeOrSelf(v.getType()) == narrow)
       continue;
-    if (std::optional<Sibling> s = findSibling(v, narrow)) {
-      readNarrow(g, i, buildSibling(*s, narrow, g, rewriter), rewriter);
+    // A sibling first (no kernel), then fusion (no kernel, no tensor),
+    // then a narrow copy (a kernel that writes half the bytes).
+    if (findSibling(v, narrow) || !fusesWidening(g, i, narrow)) {
+      readNarrow(g, i, copies.build(v, rewriter), rewriter);
       continue;
     }
     rewriter.setInsertionPoint(g);

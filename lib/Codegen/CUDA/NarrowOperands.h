@@ -12,10 +12,35 @@
 
 namespace rankc {
 
+/// Narrow copies of f32 tensors whose elements are exactly `narrow` values
+/// and that are made from narrow values by moving elements only: reshapes
+/// and all-parallel generics that yield an input's element, an element
+/// extracted from a tensor, an exact constant or a select between such
+/// (im2col's copy of a convolution's windows; a constant pad as
+/// rankc-gpu-pads-as-generics writes it). Each is built once, however many
+/// contractions read it.
+class NarrowCopies {
+public:
+  explicit NarrowCopies(mlir::FloatType narrow) : narrow(narrow) {}
+  /// Whether `v` has such a narrow copy.
+  bool available(mlir::Value v, int depth = 0);
+  /// That copy (`available(v)` must hold), built after `v`'s producers.
+  mlir::Value build(mlir::Value v, mlir::RewriterBase &rewriter);
+  mlir::FloatType type() const { return narrow; }
+
+private:
+  bool movesNarrow(mlir::linalg::GenericOp g, mlir::Value y, int depth);
+  mlir::Value buildGeneric(mlir::linalg::GenericOp g,
+                           mlir::RewriterBase &rewriter);
+  mlir::FloatType narrow;
+  llvm::DenseMap<mlir::Value, mlir::Value> built;
+};
+
 /// `op` (a contraction on tensors whose inputs are widened `narrow`
 /// values) reading the narrow values where their widening is its operands'
-/// producer (it may be replaced by the op fusion makes).
-void readNarrowOperands(mlir::linalg::LinalgOp op, mlir::FloatType narrow,
+/// producer or they have narrow copies (it may be replaced by the op
+/// fusion makes).
+void readNarrowOperands(mlir::linalg::LinalgOp op, NarrowCopies &copies,
                         mlir::RewriterBase &rewriter);
 
 } // namespace rankc

@@ -2,7 +2,7 @@
 // The same after rankc-gpu-pads-as-generics (as the CUDA pipeline runs
 // them): a constant pad is then one generic that selects between the
 // source's element and the pad value (@conv_im2col, @pad_not_bf16).
-// RUN: rankc-opt %s -rankc-gpu-pads-as-generics -rankc-gpu-narrow-contractions | FileCheck %s
+// RUN: rankc-opt %s -rankc-gpu-pads-as-generics -rankc-gpu-narrow-contractions | FileCheck %s --check-prefixes=CHECK,PADS
 
 #id = affine_map<(d0, d1) -> (d0, d1)>
 
@@ -258,4 +258,56 @@ func.func @widened_copy_reshaped(%a: tensor<2x4x8xbf16>, %b: tensor<8x4xbf16>) -
     linalg.yield %s : f32
   } -> tensor<8x4xf32>
   return %r, %wa : tensor<8x4xf32>, tensor<2x4x8xf32>
+}
+
+// A bf16 convolution after convert-elementwise-to-linalg: x widened by a
+// generic, padded, its windows copied out. With the pad one generic
+// (PADS; rankc-gpu-pads-as-generics also moves it into the im2col copy),
+// the copy has a bf16 version: it extracts from x itself and writes bf16
+// elements, half the bytes; the GEMM reads them (and w, its widening
+// fused in). The f32 chain is gone.
+// CHECK-LABEL: func.func @conv_reads_bf16
+// PADS-SAME:     (%[[X:.*]]: tensor<2x6xbf16>, %[[W:.*]]: tensor<4x2x3xbf16>)
+// (The f32 chain would come first: each copy is built after its source.)
+// PADS-NOT:      tensor<2x{{[0-9x]+}}f32>
+// PADS:          %[[C:.*]] = linalg.generic {{.*}} outs(%{{.*}} : tensor<2x3x6xbf16>)
+// PADS:            tensor.extract %[[X]][{{.*}}] : tensor<2x6xbf16>
+// PADS:            arith.truncf {{.*}} : f32 to bf16
+// PADS:          linalg.generic {{.*}} ins(%[[W]], %[[C]] : tensor<4x2x3xbf16>, tensor<2x3x6xbf16>)
+// PADS-SAME:       rankc.narrow_operands = bf16
+func.func @conv_reads_bf16(%x: tensor<2x6xbf16>, %w: tensor<4x2x3xbf16>) -> tensor<4x6xf32> {
+  %z = arith.constant 0.0 : f32
+  %ex = tensor.empty() : tensor<2x6xf32>
+  %xe = linalg.generic {indexing_maps = [#id, #id], iterator_types = ["parallel", "parallel"]}
+      ins(%x : tensor<2x6xbf16>) outs(%ex : tensor<2x6xf32>) {
+  ^bb0(%v: bf16, %o: f32):
+    %e = arith.extf %v : bf16 to f32
+    linalg.yield %e : f32
+  } -> tensor<2x6xf32>
+  %ew = tensor.empty() : tensor<4x2x3xf32>
+  %we = linalg.generic {indexing_maps = [affine_map<(d0, d1, d2) -> (d0, d1, d2)>, affine_map<(d0, d1, d2) -> (d0, d1, d2)>], iterator_types = ["parallel", "parallel", "parallel"]}
+      ins(%w : tensor<4x2x3xbf16>) outs(%ew : tensor<4x2x3xf32>) {
+  ^bb0(%v: bf16, %o: f32):
+    %e = arith.extf %v : bf16 to f32
+    linalg.yield %e : f32
+  } -> tensor<4x2x3xf32>
+  %pe = tensor.empty() : tensor<2x8xf32>
+  %p0 = linalg.fill ins(%z : f32) outs(%pe : tensor<2x8xf32>) -> tensor<2x8xf32>
+  %p = tensor.insert_slice %xe into %p0[0, 1] [2, 6] [1, 1] : tensor<2x6xf32> into tensor<2x8xf32>
+  %ce = tensor.empty() : tensor<2x3x6xf32>
+  %cols = linalg.generic {indexing_maps = [#win, #cols], iterator_types = ["parallel", "parallel", "parallel"]}
+      ins(%p : tensor<2x8xf32>) outs(%ce : tensor<2x3x6xf32>) {
+  ^bb0(%v: f32, %o: f32):
+    linalg.yield %v : f32
+  } -> tensor<2x3x6xf32>
+  %oe = tensor.empty() : tensor<4x6xf32>
+  %o0 = linalg.fill ins(%z : f32) outs(%oe : tensor<4x6xf32>) -> tensor<4x6xf32>
+  %r = linalg.generic {indexing_maps = [#mA, #mB, #mC], iterator_types = ["parallel", "parallel", "reduction", "reduction"]}
+      ins(%we, %cols : tensor<4x2x3xf32>, tensor<2x3x6xf32>) outs(%o0 : tensor<4x6xf32>) {
+  ^bb0(%a: f32, %b: f32, %acc: f32):
+    %m = arith.mulf %a, %b : f32
+    %s = arith.addf %acc, %m : f32
+    linalg.yield %s : f32
+  } -> tensor<4x6xf32>
+  return %r : tensor<4x6xf32>
 }

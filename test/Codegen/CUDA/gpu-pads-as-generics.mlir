@@ -59,3 +59,77 @@ func.func @kept(%x: tensor<4xf32>, %y: tensor<4x1xf32>, %d: tensor<8xf32>) -> (t
   %g = tensor.insert_slice %x into %d[2] [4] [1] : tensor<4xf32> into tensor<8xf32>
   return %a, %f, %b, %c, %g : tensor<8xf32>, tensor<8xf32>, tensor<8xf32>, tensor<8x2xf32>, tensor<8xf32>
 }
+
+// A pad read by a copy through windows (a convolution's im2col, its
+// channels split into one group by an expand_shape): the copy computes the
+// padded element itself, reading x where the window lies inside it; the
+// padded tensor is gone. The reshape is folded into the copy's read
+// (group * 3 + channel), the window's position composed in (e + k).
+// CHECK-LABEL: func.func @pad_into_im2col(
+// CHECK-SAME:    %[[X:.*]]: tensor<3x6xf32>)
+// CHECK-NOT:     tensor<3x8xf32>
+// CHECK:         %[[R:.*]] = linalg.generic {{.*}} iterator_types = ["parallel", "parallel", "parallel", "parallel"]} outs(%{{.*}} : tensor<1x3x3x6xf32>)
+// (The group's index is 0: its one iteration.)
+// CHECK-DAG:       %[[C:.*]] = linalg.index 1
+// CHECK-DAG:       %[[K:.*]] = linalg.index 2
+// CHECK-DAG:       %[[E:.*]] = linalg.index 3
+// CHECK:           %[[CH:.*]] = affine.apply #[[CHMAP:.*]](%{{.*}}, %[[C]], %[[K]], %[[E]])
+// CHECK:           %[[POS:.*]] = affine.apply #[[POSMAP:.*]](%{{.*}}, %[[C]], %[[K]], %[[E]])
+// CHECK:           arith.subi %[[POS]]
+// CHECK:           tensor.extract %[[X]][%[[CH]], %{{.*}}] : tensor<3x6xf32>
+// CHECK:           arith.select
+// CHECK-NOT:     tensor<3x8xf32>
+// CHECK:         return %[[R]]
+func.func @pad_into_im2col(%x: tensor<3x6xf32>) -> tensor<1x3x3x6xf32> {
+  %zero = arith.constant 0.0 : f32
+  %e = tensor.empty() : tensor<3x8xf32>
+  %f = linalg.fill ins(%zero : f32) outs(%e : tensor<3x8xf32>) -> tensor<3x8xf32>
+  %p = tensor.insert_slice %x into %f[0, 1] [3, 6] [1, 1] : tensor<3x6xf32> into tensor<3x8xf32>
+  %g = tensor.expand_shape %p [[0, 1], [2]] output_shape [1, 3, 8] : tensor<3x8xf32> into tensor<1x3x8xf32>
+  %ce = tensor.empty() : tensor<1x3x3x6xf32>
+  %cols = linalg.generic {indexing_maps = [affine_map<(g, c, k, e) -> (g, c, e + k)>, affine_map<(g, c, k, e) -> (g, c, k, e)>], iterator_types = ["parallel", "parallel", "parallel", "parallel"]}
+      ins(%g : tensor<1x3x8xf32>) outs(%ce : tensor<1x3x3x6xf32>) {
+  ^bb0(%v: f32, %o: f32):
+    linalg.yield %v : f32
+  } -> tensor<1x3x3x6xf32>
+  return %cols : tensor<1x3x3x6xf32>
+}
+
+// Two copies read one pad, and the pad is returned too: each copy computes
+// it (a clone fused into each), the pad stays as one generic for the
+// return. A reader that is no copy (it adds) leaves the pad alone.
+// CHECK-LABEL: func.func @pad_read_twice(
+// CHECK:         %[[P:.*]] = linalg.generic {{.*}} outs(%{{.*}} : tensor<8xf32>)
+// CHECK:         %[[A:.*]] = linalg.generic {{.*}} outs(%{{.*}} : tensor<3x6xf32>)
+// CHECK:           tensor.extract
+// CHECK:         %[[B:.*]] = linalg.generic {{.*}} outs(%{{.*}} : tensor<6x3xf32>)
+// CHECK:           tensor.extract
+// CHECK:         %[[S:.*]] = linalg.generic {{.*}} ins(%[[P]] : tensor<8xf32>)
+// CHECK:           arith.addf
+// CHECK:         return %[[A]], %[[B]], %[[P]], %[[S]]
+func.func @pad_read_twice(%x: tensor<6xf32>) -> (tensor<3x6xf32>, tensor<6x3xf32>, tensor<8xf32>, tensor<8xf32>) {
+  %zero = arith.constant 0.0 : f32
+  %e = tensor.empty() : tensor<8xf32>
+  %f = linalg.fill ins(%zero : f32) outs(%e : tensor<8xf32>) -> tensor<8xf32>
+  %p = tensor.insert_slice %x into %f[1] [6] [1] : tensor<6xf32> into tensor<8xf32>
+  %ae = tensor.empty() : tensor<3x6xf32>
+  %a = linalg.generic {indexing_maps = [affine_map<(k, e) -> (e + k)>, affine_map<(k, e) -> (k, e)>], iterator_types = ["parallel", "parallel"]}
+      ins(%p : tensor<8xf32>) outs(%ae : tensor<3x6xf32>) {
+  ^bb0(%v: f32, %o: f32):
+    linalg.yield %v : f32
+  } -> tensor<3x6xf32>
+  %be = tensor.empty() : tensor<6x3xf32>
+  %b = linalg.generic {indexing_maps = [affine_map<(e, k) -> (e + k)>, affine_map<(e, k) -> (e, k)>], iterator_types = ["parallel", "parallel"]}
+      ins(%p : tensor<8xf32>) outs(%be : tensor<6x3xf32>) {
+  ^bb0(%v: f32, %o: f32):
+    linalg.yield %v : f32
+  } -> tensor<6x3xf32>
+  %se = tensor.empty() : tensor<8xf32>
+  %s = linalg.generic {indexing_maps = [affine_map<(i) -> (i)>, affine_map<(i) -> (i)>], iterator_types = ["parallel"]}
+      ins(%p : tensor<8xf32>) outs(%se : tensor<8xf32>) {
+  ^bb0(%v: f32, %o: f32):
+    %t = arith.addf %v, %v : f32
+    linalg.yield %t : f32
+  } -> tensor<8xf32>
+  return %a, %b, %p, %s : tensor<3x6xf32>, tensor<6x3xf32>, tensor<8xf32>, tensor<8xf32>
+}

@@ -21,8 +21,18 @@ def RankcGpuPadsAsGenerics : Pass<"rankc-gpu-pads-as-generics", "mlir::func::Fun
     fill and the copy of the interior were two kernels, the fill writing
     every element the copy then overwrote; now one kernel writes each
     element once.
+
+    Where such a pad (or any generic computed from its indices alone) is
+    read by a copy (an all-parallel generic that yields its one input's
+    element: a convolution's im2col, reading windows of the padded x,
+    possibly through a `tensor.expand_shape` that splits channels into
+    groups), the copy computes the pad's elements itself: the reshape is
+    folded into the copy's indexing map, then upstream's elementwise
+    fusion moves the pad's body in. One kernel instead of two, and the
+    padded tensor is never written.
   }];
-  let dependentDialects = ["mlir::arith::ArithDialect",
+  let dependentDialects = ["mlir::affine::AffineDialect",
+                           "mlir::arith::ArithDialect",
                            "mlir::linalg::LinalgDialect",
                            "mlir::tensor::TensorDialect"];
 }
