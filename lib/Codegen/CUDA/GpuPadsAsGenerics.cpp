@@ -41,10 +41,13 @@ struct PadAsGeneric : OpRewritePattern<tensor::InsertSliceOp> {
     RankedTensorType type = insert.getDestType();
     RankedTensorType sourceType = insert.getSourceType();
     if (!empty || !type.hasStaticShape() || !sourceType.hasStaticShape() ||
-        sourceType.getRank() != type.getRank() || !insert.hasUnitStride() ||
-        ShapedType::isDynamicShape(insert.getStaticOffsets()))
+        sourceType.getRank() != type.getRank() ||
+        ShapedType::isDynamicShape(insert.getStaticOffsets()) ||
+        ShapedType::isDynamicShape(insert.getStaticStrides()) ||
+        sourceType.getNumElements() == 0)
       return failure();
     ArrayRef<int64_t> offsets = insert.getStaticOffsets();
+    ArrayRef<int64_t> strides = insert.getStaticStrides();
     ArrayRef<int64_t> sizes = sourceType.getShape();
     Value pad = fill.getInputs()[0];
     Value source = insert.getSource();
@@ -62,21 +65,36 @@ struct PadAsGeneric : OpRewritePattern<tensor::InsertSliceOp> {
           Value zero = arith::ConstantIndexOp::create(b, l, 0);
           for (int64_t d = 0; d < rank; ++d) {
             Value i = linalg::IndexOp::create(b, l, d);
-            if (offsets[d] == 0 && sizes[d] == type.getDimSize(d)) {
+            if (offsets[d] == 0 && sizes[d] == type.getDimSize(d) &&
+                strides[d] == 1) {
               at.push_back(i); // (the whole dimension: always inside)
               continue;
             }
-            // i - offset, unsigned below the size: inside on this dim
+            // i - offset, unsigned below the span: inside on this dim
             // (an index before the offset wraps to a large one).
             Value rel = arith::SubIOp::create(
                 b, l, i, arith::ConstantIndexOp::create(b, l, offsets[d]));
+            int64_t stride = strides[d];
             Value in = arith::CmpIOp::create(
                 b, l, arith::CmpIPredicate::ult, rel,
-                arith::ConstantIndexOp::create(b, l, sizes[d]));
+                arith::ConstantIndexOp::create(b, l,
+                                               (sizes[d] - 1) * stride + 1));
+            Value element = rel;
+            if (stride != 1) {
+              // Strided (a convolution's input dilation, the gradient of
+              // a strided one): only every stride-th place holds an
+              // element, the others the pad value.
+              Value s = arith::ConstantIndexOp::create(b, l, stride);
+              Value onGrid = arith::CmpIOp::create(
+                  b, l, arith::CmpIPredicate::eq,
+                  arith::RemUIOp::create(b, l, rel, s), zero);
+              in = arith::AndIOp::create(b, l, in, onGrid);
+              element = arith::DivUIOp::create(b, l, rel, s);
+            }
             inside = inside ? arith::AndIOp::create(b, l, inside, in) : in;
             // Outside, read element 0 (any index in bounds: the value is
             // not used).
-            at.push_back(arith::SelectOp::create(b, l, in, rel, zero));
+            at.push_back(arith::SelectOp::create(b, l, in, element, zero));
           }
           Value value = tensor::ExtractOp::create(b, l, source, at);
           if (inside)

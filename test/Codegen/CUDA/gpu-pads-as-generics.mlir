@@ -38,26 +38,52 @@ func.func @conv_pad(%x: tensor<2x3x4x5xf32>) -> tensor<2x3x6x9xf32> {
   return %p : tensor<2x3x6x9xf32>
 }
 
-// Kept: the fill is read elsewhere too; the slice strides; the insert
-// drops a dimension (rank-reducing); the destination is no fill.
+// Kept: the fill is read elsewhere too; the insert drops a dimension
+// (rank-reducing); the destination is no fill.
 // CHECK-LABEL: func.func @kept(
-// CHECK-COUNT-3: tensor.insert_slice
+// CHECK-COUNT-2: tensor.insert_slice
 // CHECK:         tensor.insert_slice
 // CHECK-NOT:     linalg.index
 // CHECK:         return
-func.func @kept(%x: tensor<4xf32>, %y: tensor<4x1xf32>, %d: tensor<8xf32>) -> (tensor<8xf32>, tensor<8xf32>, tensor<8xf32>, tensor<8x2xf32>, tensor<8xf32>) {
+func.func @kept(%x: tensor<4xf32>, %y: tensor<4x1xf32>, %d: tensor<8xf32>) -> (tensor<8xf32>, tensor<8xf32>, tensor<8x2xf32>, tensor<8xf32>) {
   %zero = arith.constant 0.0 : f32
   %e = tensor.empty() : tensor<8xf32>
   %f = linalg.fill ins(%zero : f32) outs(%e : tensor<8xf32>) -> tensor<8xf32>
   %a = tensor.insert_slice %x into %f[2] [4] [1] : tensor<4xf32> into tensor<8xf32>
-  %e2 = tensor.empty() : tensor<8xf32>
-  %f2 = linalg.fill ins(%zero : f32) outs(%e2 : tensor<8xf32>) -> tensor<8xf32>
-  %b = tensor.insert_slice %x into %f2[0] [4] [2] : tensor<4xf32> into tensor<8xf32>
   %e3 = tensor.empty() : tensor<8x2xf32>
   %f3 = linalg.fill ins(%zero : f32) outs(%e3 : tensor<8x2xf32>) -> tensor<8x2xf32>
   %c = tensor.insert_slice %x into %f3[2, 1] [4, 1] [1, 1] : tensor<4xf32> into tensor<8x2xf32>
   %g = tensor.insert_slice %x into %d[2] [4] [1] : tensor<4xf32> into tensor<8xf32>
-  return %a, %f, %b, %c, %g : tensor<8xf32>, tensor<8xf32>, tensor<8xf32>, tensor<8x2xf32>, tensor<8xf32>
+  return %a, %f, %c, %g : tensor<8xf32>, tensor<8xf32>, tensor<8x2xf32>, tensor<8xf32>
+}
+
+// A strided insert (input dilation 2 and a pad of 1: x's 4 elements at
+// 1, 3, 5, 7 of 9): inside where i - 1 is below 7 and even, the element
+// (i - 1) / 2.
+// CHECK-LABEL: func.func @dilated(
+// CHECK-SAME:    %[[X:.*]]: tensor<4xf32>)
+// CHECK-DAG:     %[[ONE:.*]] = arith.constant 1 : index
+// CHECK-DAG:     %[[TWO:.*]] = arith.constant 2 : index
+// CHECK-DAG:     %[[SEVEN:.*]] = arith.constant 7 : index
+// CHECK-DAG:     %[[I0:.*]] = arith.constant 0 : index
+// CHECK:         linalg.generic {{.*}} outs(%{{.*}} : tensor<9xf32>)
+// CHECK:           %[[I:.*]] = linalg.index 0
+// CHECK:           %[[R:.*]] = arith.subi %[[I]], %[[ONE]]
+// CHECK:           %[[SPAN:.*]] = arith.cmpi ult, %[[R]], %[[SEVEN]]
+// CHECK:           %[[REM:.*]] = arith.remui %[[R]], %[[TWO]]
+// CHECK:           %[[EVEN:.*]] = arith.cmpi eq, %[[REM]], %[[I0]]
+// CHECK:           %[[IN:.*]] = arith.andi %[[SPAN]], %[[EVEN]]
+// CHECK:           %[[Q:.*]] = arith.divui %[[R]], %[[TWO]]
+// CHECK:           %[[AT:.*]] = arith.select %[[IN]], %[[Q]], %[[I0]]
+// CHECK:           %[[V:.*]] = tensor.extract %[[X]][%[[AT]]]
+// CHECK:           arith.select %[[IN]], %[[V]]
+// CHECK-NOT:     tensor.insert_slice
+func.func @dilated(%x: tensor<4xf32>) -> tensor<9xf32> {
+  %zero = arith.constant 0.0 : f32
+  %e = tensor.empty() : tensor<9xf32>
+  %f = linalg.fill ins(%zero : f32) outs(%e : tensor<9xf32>) -> tensor<9xf32>
+  %p = tensor.insert_slice %x into %f[1] [4] [2] : tensor<4xf32> into tensor<9xf32>
+  return %p : tensor<9xf32>
 }
 
 // A pad read by a copy through windows (a convolution's im2col, its

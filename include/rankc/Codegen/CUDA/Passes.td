@@ -12,12 +12,13 @@ include "mlir/Pass/PassBase.td"
 def RankcGpuPadsAsGenerics : Pass<"rankc-gpu-pads-as-generics", "mlir::func::FuncOp"> {
   let summary = "A constant pad (fill, then insert_slice) as one elementwise op";
   let description = [{
-    On tensors: a `tensor.insert_slice` of static offsets and sizes and unit
+    On tensors: a `tensor.insert_slice` of static offsets, sizes and
     strides into a `linalg.fill` of a `tensor.empty` that nothing else
-    reads (a convolution's zero padding, the gradient of a slice) becomes
-    one `linalg.generic` over the padded shape that yields the source's
-    element where its index is inside the slice (`tensor.extract` at the
-    index less the offset) and the fill's value elsewhere. On the GPU the
+    reads (a convolution's zero padding and input dilation, the gradient of
+    a slice or of a strided convolution) becomes one `linalg.generic` over
+    the padded shape that yields the source's element where its index is
+    one the slice writes (`tensor.extract` at the index less the offset,
+    divided by the stride) and the fill's value elsewhere. On the GPU the
     fill and the copy of the interior were two kernels, the fill writing
     every element the copy then overwrote; now one kernel writes each
     element once.
