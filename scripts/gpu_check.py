@@ -325,6 +325,36 @@ def version3(work):
     out.append(("v3-ops-5steps", os.path.join(inputs, "v3-ops.json"), 5, None, None))
     out.append(("v3-mixed-precision", os.path.join(inputs, "mixed-precision.json"), 1,
                 None, None))
+    # bf16 convolutions on the GEMM path (issue 40): zero padding, strides,
+    # dilations, input dilation (a strided pad), groups, 1 to 3 spatial
+    # axes. On the GPU each pad is computed in its im2col copy and the
+    # copy is bf16 (rankc-gpu-pads-as-generics, NarrowOperands.cpp). The
+    # values are small integers (exact in bf16, sums exact in f32), so the
+    # bf16 results must match the CPU's bit for bit.
+    convs = [([2, 8, 9, 7], [8, 8, 3, 3], {"padding": [[1, 1], [1, 1]]}),
+             ([2, 6, 9, 8], [8, 6, 3, 2], {"stride": [2, 1], "padding": [[1, 2], [0, 1]],
+                                            "dilation": [2, 1]}),
+             ([1, 4, 5, 4], [6, 4, 3, 3], {"input_dilation": [2, 2],
+                                            "padding": [[1, 1], [2, 2]]}),
+             ([2, 8, 6, 6], [8, 4, 3, 3], {"groups": 2, "padding": [[1, 1], [1, 1]]}),
+             ([2, 6, 10], [6, 6, 4], {"padding": [[2, 1]], "input_dilation": [3]}),
+             ([1, 4, 4, 5, 3], [4, 4, 2, 3, 2], {"padding": [[1, 0], [1, 1], [0, 1]]}),
+             ([2, 8, 6, 6], [8, 8, 1, 1], {"stride": [2, 2]})]
+    nodes, outputs = [{"id": "four", "op": "constant", "value": 4.0, "dtype": "f32"}], {}
+    for i, (xs, ws, attrs) in enumerate(convs):
+        for v, shape in (("x", xs), ("w", ws)):
+            nodes += [{"id": f"{v}{i}", "op": "input", "shape": shape, "dtype": "f32"},
+                      {"id": f"{v}{i}s", "op": "mul", "args": [f"{v}{i}", "four"]},
+                      {"id": f"{v}{i}i", "op": "floor", "args": [f"{v}{i}s"]},
+                      {"id": f"{v}{i}b", "op": "cast", "args": [f"{v}{i}i"], "dtype": "bf16"}]
+        nodes.append({"id": f"c{i}", "op": "conv", "args": [f"x{i}b", f"w{i}b"], **attrs})
+        outputs[f"c{i}"] = f"c{i}"
+    doc = {"format": "rankc-dag", "version": 3, "world_size": 1,
+           "programs": [{"ranks": [0], "nodes": nodes, "outputs": outputs}]}
+    path = os.path.join(work, "v3-bf16-convs.json")
+    with open(path, "w") as f:
+        json.dump(doc, f)
+    out.append(("v3-bf16-convs", path, 1, None, None))
     # Rows of 8 KiB are staged on the step's thread, rows of 128 KiB by the
     # feed's thread while the step before runs (runtime/core/Feeds.h).
     for name, rows, width in [("v3-feed-shuffle-9steps-replay", 64, 32),

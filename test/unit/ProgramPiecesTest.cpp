@@ -139,9 +139,11 @@ TEST(ProgramPieces, WhatCannotMoveStaysInPieceZero) {
 TEST(ProgramPieces, GlueAndOptimizedCodeApart) {
   Cut cut;
   for (rankc::ProgramPiece piece : cut.pieces.pieces)
-    for (auto fn : piece.module.getOps<LLVM::LLVMFuncOp>())
-      if (!fn.isExternal())
+    for (auto fn : piece.module.getOps<LLVM::LLVMFuncOp>()) {
+      if (!fn.isExternal()) {
         EXPECT_EQ(rankc::isGlueFunction(fn), piece.glue) << fn.getSymName().str();
+      }
+    }
 }
 
 TEST(ProgramPieces, LocalSymbolsUsedAcrossPiecesBecomeHidden) {
