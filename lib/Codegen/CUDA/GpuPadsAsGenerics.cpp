@@ -3,7 +3,8 @@
 // (What and why: the pass's description in Passes.td.) resnet18's step
 // padded 53 tensors so, each a fill kernel and a copy kernel. The generic
 // reads its linalg.index values, so rankc-gpu-collapse-dims leaves its
-// loops as they are (the mapping takes the three innermost).
+// loops as they are where it has three or four (the mapping takes the
+// three innermost and joins the rest into z's blocks).
 //
 // A copy that reads such a pad (resnet18's im2col copies, 20 of them in a
 // step, each reading the padded x nine times over) then computes the pad

@@ -36,7 +36,9 @@ module attributes {comm.world_size = 1 : i64, comm.partitioned} {
 // CHECK: llvm.mlir.global internal constant @rankc_kernels_binary("{{.*}}.version 8.0
 // CHECK-SAME: .target sm_90
 // CHECK-SAME: .entry rank0_part0_kernel(
-// CHECK-SAME: .param .u64 .ptr .align 1 rank0_part0_kernel_param_6,\0A\09.param .u64 .ptr .align 1 rank0_part0_kernel_param_7\0A)
+// Its loop bounds are constants in its code (sunk into the launch), so it
+// takes just its two buffers.
+// CHECK-SAME: .param .u64 .ptr .align 1 rank0_part0_kernel_param_0,\0A\09.param .u64 .ptr .align 1 rank0_part0_kernel_param_1\0A)
 // CHECK-SAME: ld.global.v4.b32
 // CHECK-SAME: ex2.approx
 // CHECK-SAME: st.global.v4.b32
@@ -72,18 +74,18 @@ module attributes {comm.world_size = 1 : i64, comm.partitioned} {
 // CHECK: llvm.call @rankc_rt_isend(
 // CHECK: llvm.call @rankc_rt_wait(
 // CHECK-LABEL: llvm.func @rank0_part0(
-// Buffers go to kernels as bare pointers (their shapes are static): the
-// first kernel takes its loop bounds and two pointers, not two descriptors,
-// in an argument block allocated in the entry block.
-// CHECK: %[[ARGS:.*]] = llvm.alloca %{{.*}} x !llvm.struct<(i64, i64, i64, i64, i64, i64, ptr, ptr)>
-// CHECK-NEXT: %[[PTRS:.*]] = llvm.alloca %{{.*}} x !llvm.ptr
+// Buffers go to kernels as bare pointers (their shapes are static): each
+// kernel takes two pointers, not two descriptors, in an argument block
+// allocated in the entry block.
+// CHECK: llvm.alloca %{{.*}} x !llvm.struct<(ptr, ptr)>
+// CHECK-NEXT: llvm.alloca %{{.*}} x !llvm.ptr
 // The part allocates nothing: it writes its results into its arguments.
 // CHECK: %[[S:.*]] = llvm.call @mgpuStreamCreate()
 // CHECK-NOT: llvm.call @mgpuMemAlloc(
-// CHECK: llvm.getelementptr %[[ARGS]][0, 7]
+// CHECK: llvm.getelementptr %{{.*}}[0, 1] : (!llvm.ptr) -> !llvm.ptr, !llvm.struct<(ptr, ptr)>
 // CHECK: %[[H0:.*]] = llvm.mlir.addressof @rankc_kernels_rank0_part0_kernel_function
 // CHECK: %[[K:.*]] = llvm.load %[[H0]] : !llvm.ptr -> !llvm.ptr
-// CHECK: llvm.call @mgpuLaunchKernel(%[[K]], {{.*}}, %[[S]], %[[PTRS]], %{{.*}}) :
+// CHECK: llvm.call @mgpuLaunchKernel(%[[K]], {{.*}}, %[[S]], %{{.*}}, %{{.*}}) :
 // CHECK: llvm.call @mgpuLaunchKernel({{.*}}, %[[S]],
 // The part returns without waiting for its kernels: its results go to the
 // runtime (which waits for the stream itself) or to other parts.

@@ -41,7 +41,9 @@ def RankcGpuPadsAsGenerics : Pass<"rankc-gpu-pads-as-generics", "mlir::func::Fun
 def RankcGpuCollapseDims : Pass<"rankc-gpu-collapse-dims", "mlir::func::FuncOp"> {
   let summary = "Collapse adjacent loops of one kind into one, for the GPU's three grid dimensions";
   let description = [{
-    On tensors: in every linalg.generic (without linalg.index), each
+    On tensors: in every linalg.generic (with linalg.index only if it has
+    more than three loops, all parallel: its indices are then recovered by
+    division and remainder), each
     maximal run of adjacent loops of the same iterator type that every
     operand's indexing map keeps contiguous becomes one loop, through
     upstream's `linalg::populateCollapseDimensions` (operands reshaped by
