@@ -29,6 +29,7 @@ namespace rankc {
 } // namespace rankc
 
 using namespace mlir;
+using rankc::exactIn;
 
 namespace {
 
@@ -39,18 +40,6 @@ constexpr int kMaxDepth = 32;
 
 bool allNarrow(Value v, FloatType narrow, int depth = 0);
 bool yieldsNarrow(linalg::GenericOp g, Value y, FloatType narrow, int depth);
-
-/// Whether the float constant `a` converts to `narrow` without loss.
-bool exactIn(Attribute a, FloatType narrow) {
-  auto f = dyn_cast_or_null<FloatAttr>(a);
-  if (!f)
-    return false;
-  bool losesInfo = false;
-  APFloat x = f.getValue();
-  x.convert(narrow.getFloatSemantics(), APFloat::rmNearestTiesToEven,
-            &losesInfo);
-  return !losesInfo;
-}
 
 /// Whether every element of a chain of insert_slices ending in `top` is
 /// narrow: each inserted value is, and so is what they are inserted into,

@@ -141,7 +141,19 @@ void readNarrow(linalg::GenericOp op, unsigned index, Value narrowValue,
 
 } // namespace
 
-/// Loops of one kind only, and an init whose values the body never reads.
+bool rankc::exactIn(Attribute a, FloatType narrow) {
+  auto f = dyn_cast_or_null<FloatAttr>(a);
+  if (!f)
+    return false;
+  bool losesInfo = false;
+  APFloat x = f.getValue();
+  x.convert(narrow.getFloatSemantics(), APFloat::rmNearestTiesToEven,
+            &losesInfo);
+  return !losesInfo;
+}
+
+/// One result, every loop parallel, and an init whose values the body
+/// never reads.
 static bool isElementMover(linalg::GenericOp g) {
   return g.getNumResults() == 1 && g.getNumReductionLoops() == 0 &&
          g.hasPureTensorSemantics() &&
@@ -186,14 +198,8 @@ bool rankc::NarrowCopies::movesNarrow(linalg::GenericOp g, Value y,
   if (auto select = dyn_cast_or_null<arith::SelectOp>(def))
     return movesNarrow(g, select.getTrueValue(), depth) &&
            movesNarrow(g, select.getFalseValue(), depth);
-  FloatAttr c;
-  if (!matchPattern(y, m_Constant(&c)))
-    return false;
-  bool losesInfo = false;
-  APFloat x = c.getValue();
-  x.convert(narrow.getFloatSemantics(), APFloat::rmNearestTiesToEven,
-            &losesInfo);
-  return !losesInfo;
+  Attribute c;
+  return matchPattern(y, m_Constant(&c)) && rankc::exactIn(c, narrow);
 }
 
 Value rankc::NarrowCopies::build(Value v, RewriterBase &rewriter) {

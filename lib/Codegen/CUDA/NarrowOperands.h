@@ -12,6 +12,9 @@
 
 namespace rankc {
 
+/// Whether the float constant `a` converts to `narrow` without loss.
+bool exactIn(mlir::Attribute a, mlir::FloatType narrow);
+
 /// Narrow copies of f32 tensors whose elements are exactly `narrow` values
 /// and that are made from narrow values by moving elements only: reshapes
 /// and all-parallel generics that yield an input's element, an element
