@@ -88,3 +88,45 @@ func.func @no_slice(%x: tensor<8x256x512xf32>, %o: tensor<8x256x512xf32>) -> ten
   } -> tensor<8x256x512xf32>
   return %w : tensor<8x256x512xf32>
 }
+
+// Ops that read their loop indices. Four parallel loops (a convolution's
+// im2col copy with its pad in it has seven): one loop, its indices
+// recovered by remainder and division by the loops' sizes. Three loops, or
+// a reduction: kept (the mapping takes three loops as they are; a
+// reduction's index would move with its collapse).
+#id4 = affine_map<(d0, d1, d2, d3) -> (d0, d1, d2, d3)>
+// CHECK-LABEL: func.func @indices(
+// CHECK:         %[[R:.*]] = linalg.generic {{.*}} iterator_types = ["parallel"]} outs(%{{.*}} : tensor<210xi64>)
+// CHECK-DAG:       arith.remsi %{{.*}}, %c7
+// CHECK-DAG:       arith.divsi %{{.*}}, %c7
+// CHECK:         tensor.expand_shape %[[R]] {{\[}}[0, 1, 2, 3]] output_shape [2, 3, 5, 7]
+// CHECK:         linalg.generic {{.*}} iterator_types = ["parallel", "parallel", "parallel"]} outs(%{{.*}} : tensor<3x5x7xi64>)
+// CHECK:         linalg.generic {{.*}} iterator_types = ["parallel", "parallel", "parallel", "reduction"]}
+func.func @indices(%e4: tensor<2x3x5x7xi64>, %e3: tensor<3x5x7xi64>, %s: tensor<2x3x5xi64>) -> (tensor<2x3x5x7xi64>, tensor<3x5x7xi64>, tensor<2x3x5xi64>) {
+  %a = linalg.generic {indexing_maps = [#id4], iterator_types = ["parallel", "parallel", "parallel", "parallel"]}
+      outs(%e4 : tensor<2x3x5x7xi64>) {
+  ^bb0(%o: i64):
+    %i = linalg.index 0 : index
+    %l = linalg.index 3 : index
+    %v = arith.addi %i, %l : index
+    %c = arith.index_cast %v : index to i64
+    linalg.yield %c : i64
+  } -> tensor<2x3x5x7xi64>
+  %b = linalg.generic {indexing_maps = [#id3], iterator_types = ["parallel", "parallel", "parallel"]}
+      outs(%e3 : tensor<3x5x7xi64>) {
+  ^bb0(%o: i64):
+    %l = linalg.index 2 : index
+    %c = arith.index_cast %l : index to i64
+    linalg.yield %c : i64
+  } -> tensor<3x5x7xi64>
+  %r = linalg.generic {indexing_maps = [#id4, affine_map<(d0, d1, d2, d3) -> (d0, d1, d2)>], iterator_types = ["parallel", "parallel", "parallel", "reduction"]}
+      ins(%a : tensor<2x3x5x7xi64>) outs(%s : tensor<2x3x5xi64>) {
+  ^bb0(%x: i64, %acc: i64):
+    %l = linalg.index 3 : index
+    %c = arith.index_cast %l : index to i64
+    %m = arith.muli %x, %c : i64
+    %t = arith.addi %acc, %m : i64
+    linalg.yield %t : i64
+  } -> tensor<2x3x5xi64>
+  return %a, %b, %r : tensor<2x3x5x7xi64>, tensor<3x5x7xi64>, tensor<2x3x5xi64>
+}
