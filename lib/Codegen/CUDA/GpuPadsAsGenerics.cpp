@@ -168,23 +168,35 @@ struct PadIntoCopy : OpRewritePattern<linalg::GenericOp> {
     auto pad = source.getDefiningOp<linalg::GenericOp>();
     if (!fromIndicesOnly(pad))
       return failure();
+    // (What upstream's fusion asks of the pair: the read's results index
+    // the pad's loops.)
+    if (map.getNumResults() != pad.getNumLoops())
+      return failure();
     // The copy fuses a clone of its own: where the pad has other readers
     // (equal pads merged, or the reshape read by others), fusion need not
     // keep the padded tensor as a result. The pad (and the reshape) go,
     // as dead, once every reader has done so.
     rewriter.setInsertionPoint(pad);
-    source = rewriter.clone(*pad)->getResult(0);
-    SmallVector<AffineMap> maps = copy.getIndexingMapsArray();
+    Operation *clone = rewriter.clone(*pad);
+    Value read = in->get();
+    SmallVector<AffineMap> maps = copy.getIndexingMapsArray(), before = maps;
     maps[0] = map;
     rewriter.modifyOpInPlace(copy, [&] {
-      in->set(source);
+      in->set(clone->getResult(0));
       copy.setIndexingMapsAttr(rewriter.getAffineMapArrayAttr(maps));
     });
     rewriter.setInsertionPoint(copy);
     FailureOr<linalg::ElementwiseOpFusionResult> fused =
         linalg::fuseElementwiseOps(rewriter, in);
-    if (failed(fused))
-      return failure(); // (not expected: the copy reads the pad still)
+    if (failed(fused)) {
+      // (Not expected, as checked above: the copy as it was.)
+      rewriter.modifyOpInPlace(copy, [&] {
+        in->set(read);
+        copy.setIndexingMapsAttr(rewriter.getAffineMapArrayAttr(before));
+      });
+      rewriter.eraseOp(clone);
+      return failure();
+    }
     rewriter.replaceOp(copy,
                        fused->replacements.lookup(copy->getResult(0)));
     return success();
