@@ -174,6 +174,15 @@ bool rankc::NarrowCopies::available(Value v, int depth) {
   Operation *def = v.getDefiningOp();
   if (isa_and_nonnull<tensor::CollapseShapeOp, tensor::ExpandShapeOp>(def))
     return available(def->getOperand(0), depth + 1);
+  if (auto ext = dyn_cast_or_null<arith::ExtFOp>(def))
+    return getElementTypeOrSelf(ext.getIn().getType()) == narrow;
+  // A concat as insert_slices (q's, k's and v's gradients side by side,
+  // read by the qkv projection's weight-gradient GEMM): each piece, and
+  // what it goes into unless that is an empty tensor.
+  if (auto insert = dyn_cast_or_null<tensor::InsertSliceOp>(def))
+    return available(insert.getSource(), depth + 1) &&
+           (insert.getDest().getDefiningOp<tensor::EmptyOp>() ||
+            available(insert.getDest(), depth + 1));
   auto g = dyn_cast_or_null<linalg::GenericOp>(def);
   if (!g || !isElementMover(g))
     return false;
@@ -226,6 +235,24 @@ Value rankc::NarrowCopies::build(Value v, RewriterBase &rewriter) {
                                              e.getReassociationIndices(),
                                              e.getMixedOutputShape());
     }
+  } else if (auto ext = dyn_cast<arith::ExtFOp>(def)) {
+    result = ext.getIn();
+  } else if (auto insert = dyn_cast<tensor::InsertSliceOp>(def)) {
+    Value source = build(insert.getSource(), rewriter);
+    Value dest = insert.getDest();
+    rewriter.setInsertionPointAfter(def);
+    auto destType = cast<RankedTensorType>(dest.getType());
+    dest = dest.getDefiningOp<tensor::EmptyOp>()
+               ? tensor::EmptyOp::create(rewriter, insert.getLoc(),
+                                         destType.getShape(), narrow,
+                                         insert.getDest()
+                                             .getDefiningOp<tensor::EmptyOp>()
+                                             .getDynamicSizes())
+               : build(dest, rewriter);
+    // (Still after `def`, and after the new empty tensor.)
+    result = tensor::InsertSliceOp::create(
+        rewriter, insert.getLoc(), source, dest, insert.getMixedOffsets(),
+        insert.getMixedSizes(), insert.getMixedStrides());
   } else {
     result = buildGeneric(cast<linalg::GenericOp>(def), rewriter);
   }

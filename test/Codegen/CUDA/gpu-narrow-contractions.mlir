@@ -190,13 +190,18 @@ func.func @reads_bf16(%a: tensor<8x4xbf16>, %x: tensor<2x4x16xf32>) -> (tensor<4
   return %r4, %y#0 : tensor<4x4xf32>, tensor<2x4x16xbf16>
 }
 
-// Marked, but B (the exact bf16 values of a concat) has no bf16 tensor to
-// read: A and B stay f32 both (cuBLASLt takes A and B of one type).
-// CHECK-LABEL: func.func @one_side
+// B is a concat of widened bf16 values (q's, k's and v's gradients side by
+// side, read by the qkv projection's weight gradient): it gets a bf16
+// concat of the bf16 pieces, and A and B are read as bf16.
+// CHECK-LABEL: func.func @concat_reads_bf16
+// CHECK-SAME:    (%[[A:.*]]: tensor<4x8xbf16>, %[[B0:.*]]: tensor<4x4xbf16>, %[[B1:.*]]: tensor<4x4xbf16>)
+// CHECK:         %[[E:.*]] = tensor.empty() : tensor<8x4xbf16>
+// CHECK:         %[[I0:.*]] = tensor.insert_slice %[[B0]] into %[[E]][0, 0] [4, 4] [1, 1]
+// CHECK:         %[[I1:.*]] = tensor.insert_slice %[[B1]] into %[[I0]][4, 0] [4, 4] [1, 1]
 // CHECK:         linalg.generic {{.*}} iterator_types = ["parallel", "parallel", "reduction"]
-// CHECK-SAME:      ins(%{{.*}}, %{{.*}} : tensor<4x8xf32>, tensor<8x4xf32>)
+// CHECK-SAME:      ins(%[[A]], %[[I1]] : tensor<4x8xbf16>, tensor<8x4xbf16>)
 // CHECK-SAME:      rankc.narrow_operands = bf16
-func.func @one_side(%a: tensor<4x8xbf16>, %b0: tensor<4x4xbf16>, %b1: tensor<4x4xbf16>) -> tensor<4x4xf32> {
+func.func @concat_reads_bf16(%a: tensor<4x8xbf16>, %b0: tensor<4x4xbf16>, %b1: tensor<4x4xbf16>) -> tensor<4x4xf32> {
   %ea = tensor.empty() : tensor<4x8xf32>
   %wa = linalg.generic {indexing_maps = [#id, #id], iterator_types = ["parallel", "parallel"]}
       ins(%a : tensor<4x8xbf16>) outs(%ea : tensor<4x8xf32>) {
@@ -206,6 +211,39 @@ func.func @one_side(%a: tensor<4x8xbf16>, %b0: tensor<4x4xbf16>, %b1: tensor<4x4
   } -> tensor<4x8xf32>
   %w0 = arith.extf %b0 : tensor<4x4xbf16> to tensor<4x4xf32>
   %w1 = arith.extf %b1 : tensor<4x4xbf16> to tensor<4x4xf32>
+  %eb = tensor.empty() : tensor<8x4xf32>
+  %i0 = tensor.insert_slice %w0 into %eb[0, 0] [4, 4] [1, 1] : tensor<4x4xf32> into tensor<8x4xf32>
+  %i1 = tensor.insert_slice %w1 into %i0[4, 0] [4, 4] [1, 1] : tensor<4x4xf32> into tensor<8x4xf32>
+  %z = arith.constant 0.0 : f32
+  %ec = tensor.empty() : tensor<4x4xf32>
+  %c = linalg.fill ins(%z : f32) outs(%ec : tensor<4x4xf32>) -> tensor<4x4xf32>
+  %r = linalg.generic {indexing_maps = [affine_map<(d0, d1, d2) -> (d0, d2)>, affine_map<(d0, d1, d2) -> (d2, d1)>, affine_map<(d0, d1, d2) -> (d0, d1)>], iterator_types = ["parallel", "parallel", "reduction"]}
+      ins(%wa, %i1 : tensor<4x8xf32>, tensor<8x4xf32>) outs(%c : tensor<4x4xf32>) {
+  ^bb0(%u: f32, %v: f32, %acc: f32):
+    %m = arith.mulf %u, %v : f32
+    %s = arith.addf %acc, %m : f32
+    linalg.yield %s : f32
+  } -> tensor<4x4xf32>
+  return %r : tensor<4x4xf32>
+}
+
+// Marked, but one piece of B's concat is a constant (exact in bf16, so the
+// fast GEMM is exact), which has no bf16 tensor to read: A and B stay f32
+// both (cuBLASLt takes A and B of one type).
+// CHECK-LABEL: func.func @one_side
+// CHECK:         linalg.generic {{.*}} iterator_types = ["parallel", "parallel", "reduction"]
+// CHECK-SAME:      ins(%{{.*}}, %{{.*}} : tensor<4x8xf32>, tensor<8x4xf32>)
+// CHECK-SAME:      rankc.narrow_operands = bf16
+func.func @one_side(%a: tensor<4x8xbf16>, %b0: tensor<4x4xbf16>) -> tensor<4x4xf32> {
+  %ea = tensor.empty() : tensor<4x8xf32>
+  %wa = linalg.generic {indexing_maps = [#id, #id], iterator_types = ["parallel", "parallel"]}
+      ins(%a : tensor<4x8xbf16>) outs(%ea : tensor<4x8xf32>) {
+  ^bb0(%v: bf16, %o: f32):
+    %e = arith.extf %v : bf16 to f32
+    linalg.yield %e : f32
+  } -> tensor<4x8xf32>
+  %w0 = arith.extf %b0 : tensor<4x4xbf16> to tensor<4x4xf32>
+  %w1 = arith.constant dense<0.5> : tensor<4x4xf32>
   %eb = tensor.empty() : tensor<8x4xf32>
   %i0 = tensor.insert_slice %w0 into %eb[0, 0] [4, 4] [1, 1] : tensor<4x4xf32> into tensor<8x4xf32>
   %i1 = tensor.insert_slice %w1 into %i0[4, 0] [4, 4] [1, 1] : tensor<4x4xf32> into tensor<8x4xf32>
