@@ -30,6 +30,7 @@ namespace rankc {
 
 using namespace mlir;
 using rankc::exactIn;
+using rankc::yieldsNarrowFrom;
 
 namespace {
 
@@ -39,7 +40,6 @@ namespace {
 constexpr int kMaxDepth = 32;
 
 bool allNarrow(Value v, FloatType narrow, int depth = 0);
-bool yieldsNarrow(linalg::GenericOp g, Value y, FloatType narrow, int depth);
 
 /// Whether every element of a chain of insert_slices ending in `top` is
 /// narrow: each inserted value is, and so is what they are inserted into,
@@ -121,33 +121,10 @@ bool allNarrow(Value v, FloatType narrow, int depth) {
   if (!g)
     return false;
   auto yield = cast<linalg::YieldOp>(g.getBody()->getTerminator());
-  return yieldsNarrow(g, yield.getOperand(cast<OpResult>(v).getResultNumber()),
-                      narrow, depth + 1);
-}
-
-/// Whether the scalar `y` that `g`'s body yields is exactly a value of
-/// `narrow`: widened from it, an element of a narrow operand unchanged (a
-/// copy, gather or im2col), an element extracted from a narrow tensor, an
-/// exact constant, or a select between such values (a constant pad as
-/// rankc-gpu-pads-as-generics writes it: inside, the source's element;
-/// outside, the pad value).
-bool yieldsNarrow(linalg::GenericOp g, Value y, FloatType narrow, int depth) {
-  if (depth > kMaxDepth)
-    return false;
-  if (auto arg = dyn_cast<BlockArgument>(y))
-    return arg.getOwner() == g.getBody() &&
-           allNarrow(g->getOperand(arg.getArgNumber()), narrow, depth + 1);
-  Operation *def = y.getDefiningOp();
-  if (auto ext = dyn_cast<arith::ExtFOp>(def))
-    return ext.getIn().getType() == narrow;
-  if (auto extract = dyn_cast<tensor::ExtractOp>(def))
-    return !g->isAncestor(extract.getTensor().getParentRegion()->getParentOp()) &&
-           allNarrow(extract.getTensor(), narrow, depth + 1);
-  if (auto select = dyn_cast<arith::SelectOp>(def))
-    return yieldsNarrow(g, select.getTrueValue(), narrow, depth + 1) &&
-           yieldsNarrow(g, select.getFalseValue(), narrow, depth + 1);
-  Attribute c;
-  return matchPattern(y, m_Constant(&c)) && exactIn(c, narrow);
+  return yieldsNarrowFrom(
+      g, yield.getOperand(cast<OpResult>(v).getResultNumber()), narrow,
+      depth + 1, kMaxDepth,
+      [&](Value t, int at) { return allNarrow(t, narrow, at + 1); });
 }
 
 struct GpuNarrowContractionsPass

@@ -152,6 +152,29 @@ bool rankc::exactIn(Attribute a, FloatType narrow) {
   return !losesInfo;
 }
 
+bool rankc::yieldsNarrowFrom(linalg::GenericOp g, Value y, FloatType narrow,
+                             int depth, int maxDepth,
+                             function_ref<bool(Value, int)> fromTensor) {
+  if (depth > maxDepth)
+    return false;
+  if (auto arg = dyn_cast<BlockArgument>(y))
+    return arg.getOwner() == g.getBody() &&
+           fromTensor(g->getOperand(arg.getArgNumber()), depth);
+  Operation *def = y.getDefiningOp();
+  if (auto ext = dyn_cast<arith::ExtFOp>(def))
+    return ext.getIn().getType() == narrow;
+  if (auto extract = dyn_cast<tensor::ExtractOp>(def))
+    return !g->isAncestor(extract.getTensor().getParentBlock()->getParentOp()) &&
+           fromTensor(extract.getTensor(), depth);
+  if (auto select = dyn_cast<arith::SelectOp>(def))
+    return yieldsNarrowFrom(g, select.getTrueValue(), narrow, depth + 1,
+                            maxDepth, fromTensor) &&
+           yieldsNarrowFrom(g, select.getFalseValue(), narrow, depth + 1,
+                            maxDepth, fromTensor);
+  Attribute c;
+  return matchPattern(y, m_Constant(&c)) && exactIn(c, narrow);
+}
+
 /// One result, every loop parallel, and an init whose values the body
 /// never reads.
 static bool isElementMover(linalg::GenericOp g) {
@@ -187,28 +210,10 @@ bool rankc::NarrowCopies::available(Value v, int depth) {
   if (!g || !isElementMover(g))
     return false;
   auto yield = cast<linalg::YieldOp>(g.getBody()->getTerminator());
-  return movesNarrow(g, yield.getOperand(0), depth + 1);
-}
-
-/// Whether the scalar `y` of `g`'s body is an element moved from a value
-/// that has a narrow copy (or an exact constant, or a select of such).
-bool rankc::NarrowCopies::movesNarrow(linalg::GenericOp g, Value y,
-                                      int depth) {
-  if (auto arg = dyn_cast<BlockArgument>(y))
-    return arg.getOwner() == g.getBody() &&
-           arg.getArgNumber() < g.getNumDpsInputs() &&
-           available(g.getDpsInputs()[arg.getArgNumber()], depth);
-  Operation *def = y.getDefiningOp();
-  if (auto ext = dyn_cast_or_null<arith::ExtFOp>(def))
-    return ext.getIn().getType() == narrow;
-  if (auto extract = dyn_cast_or_null<tensor::ExtractOp>(def))
-    return !g->isAncestor(extract.getTensor().getParentBlock()->getParentOp()) &&
-           available(extract.getTensor(), depth);
-  if (auto select = dyn_cast_or_null<arith::SelectOp>(def))
-    return movesNarrow(g, select.getTrueValue(), depth) &&
-           movesNarrow(g, select.getFalseValue(), depth);
-  Attribute c;
-  return matchPattern(y, m_Constant(&c)) && rankc::exactIn(c, narrow);
+  return yieldsNarrowFrom(g, yield.getOperand(0), narrow, depth + 1,
+                          kMaxCopyDepth, [&](Value t, int at) {
+                            return available(t, at);
+                          });
 }
 
 Value rankc::NarrowCopies::build(Value v, RewriterBase &rewriter) {
@@ -241,14 +246,12 @@ Value rankc::NarrowCopies::build(Value v, RewriterBase &rewriter) {
     Value source = build(insert.getSource(), rewriter);
     Value dest = insert.getDest();
     rewriter.setInsertionPointAfter(def);
-    auto destType = cast<RankedTensorType>(dest.getType());
-    dest = dest.getDefiningOp<tensor::EmptyOp>()
-               ? tensor::EmptyOp::create(rewriter, insert.getLoc(),
-                                         destType.getShape(), narrow,
-                                         insert.getDest()
-                                             .getDefiningOp<tensor::EmptyOp>()
-                                             .getDynamicSizes())
-               : build(dest, rewriter);
+    if (auto empty = dest.getDefiningOp<tensor::EmptyOp>())
+      dest = tensor::EmptyOp::create(rewriter, insert.getLoc(),
+                                     empty.getType().getShape(), narrow,
+                                     empty.getDynamicSizes());
+    else
+      dest = build(dest, rewriter);
     // (Still after `def`, and after the new empty tensor.)
     result = tensor::InsertSliceOp::create(
         rewriter, insert.getLoc(), source, dest, insert.getMixedOffsets(),

@@ -15,6 +15,18 @@ namespace rankc {
 /// Whether the float constant `a` converts to `narrow` without loss.
 bool exactIn(mlir::Attribute a, mlir::FloatType narrow);
 
+/// Whether the scalar `y` that `g`'s body yields is exactly a value of
+/// `narrow` moved unchanged: widened from it, an element of one of `g`'s
+/// operands or extracted from a tensor defined outside `g` that
+/// `fromTensor(tensor, depth)` accepts (a copy, gather or im2col), an exact
+/// constant, or a select between such values (a constant pad as
+/// rankc-gpu-pads-as-generics writes it: inside, the source's element;
+/// outside, the pad value). Each select is one level deeper; past
+/// `maxDepth`, no.
+bool yieldsNarrowFrom(mlir::linalg::GenericOp g, mlir::Value y,
+                      mlir::FloatType narrow, int depth, int maxDepth,
+                      llvm::function_ref<bool(mlir::Value, int)> fromTensor);
+
 /// Narrow copies of f32 tensors whose elements are exactly `narrow` values
 /// and that are made from narrow values by moving elements only: reshapes
 /// and all-parallel generics that yield an input's element, an element
@@ -32,7 +44,6 @@ public:
   mlir::FloatType type() const { return narrow; }
 
 private:
-  bool movesNarrow(mlir::linalg::GenericOp g, mlir::Value y, int depth);
   mlir::Value buildGeneric(mlir::linalg::GenericOp g,
                            mlir::RewriterBase &rewriter);
   mlir::FloatType narrow;
