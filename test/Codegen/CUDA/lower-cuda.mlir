@@ -82,10 +82,13 @@ module attributes {comm.world_size = 1 : i64, comm.partitioned} {
 // The part allocates nothing: it writes its results into its arguments.
 // CHECK: %[[S:.*]] = llvm.call @mgpuStreamCreate()
 // CHECK-NOT: llvm.call @mgpuMemAlloc(
-// CHECK: llvm.getelementptr %{{.*}}[0, 1] : (!llvm.ptr) -> !llvm.ptr, !llvm.struct<(ptr, ptr)>
+// The launch passes the array of pointers to the argument block's fields.
+// CHECK: %[[SLOT:.*]] = llvm.getelementptr %{{.*}}[0, 1] : (!llvm.ptr) -> !llvm.ptr, !llvm.struct<(ptr, ptr)>
+// CHECK: %[[P1:.*]] = llvm.getelementptr %[[PTRS:.*]][1] : (!llvm.ptr) -> !llvm.ptr, !llvm.ptr
+// CHECK-NEXT: llvm.store %[[SLOT]], %[[P1]]
 // CHECK: %[[H0:.*]] = llvm.mlir.addressof @rankc_kernels_rank0_part0_kernel_function
 // CHECK: %[[K:.*]] = llvm.load %[[H0]] : !llvm.ptr -> !llvm.ptr
-// CHECK: llvm.call @mgpuLaunchKernel(%[[K]], {{.*}}, %[[S]], %{{.*}}, %{{.*}}) :
+// CHECK: llvm.call @mgpuLaunchKernel(%[[K]], {{.*}}, %[[S]], %[[PTRS]], %{{.*}}) :
 // CHECK: llvm.call @mgpuLaunchKernel({{.*}}, %[[S]],
 // The part returns without waiting for its kernels: its results go to the
 // runtime (which waits for the stream itself) or to other parts.
