@@ -9,9 +9,14 @@ rankc: the prepared executable's `launch --kernel-stats` (CUDA events per
 launch, recorded without CUDA graphs; launches of one generated kernel
 summed). PyTorch: torch.compile's default mode (Inductor's kernels, the ones
 reduce-overhead replays) under torch.profiler. Prints per side the GPU time
-per step, the share of GEMMs and convolutions, and the top kernels."""
+per step, the share of GEMMs and convolutions, and the top kernels with their
+launches per step. KEEP=DIR copies rankc's raw rows (name, launches, seconds,
+grid, block) to DIR/NAME-kernels.json. rankc's per-launch events add a few
+microseconds to every launch: with hundreds of launches a step, its total is
+above the CUDA-graph step time."""
 import json
 import os
+import shutil
 import subprocess
 import sys
 import tempfile
@@ -26,14 +31,17 @@ AUTOCAST = os.environ.get("AUTOCAST", "1") != "0"
 LIBRARY = ("gemm", "cutlass", "xmma", "cublas", "splitk", "conv", "cudnn", "sm90", "nvjet")
 
 
-def show(title, by, steps):
+def show(title, by, launches, steps):
+    """by: seconds per kernel name; launches: launches per kernel name."""
     total = sum(by.values())
     lib = sum(t for n, t in by.items() if any(x in n.lower() for x in LIBRARY))
     print(f"{title}: GPU {total / steps * 1e3:.3f} ms/step, library (GEMM, conv) "
           f"{lib / steps * 1e3:.3f} ms, other {(total - lib) / steps * 1e3:.3f} ms, "
-          f"{len(by)} distinct kernels")
+          f"{len(by)} distinct kernels, {sum(launches.values()) / steps:.0f} launches/step")
+    print("  us/step  launches/step  us/launch  kernel")
     for n, t in sorted(by.items(), key=lambda x: -x[1])[:TOP]:
-        print(f"  {t / steps * 1e6:8.1f} us  {n[:100]}")
+        k = launches[n] / steps
+        print(f"  {t / steps * 1e6:7.1f}  {k:13.1f}  {t / steps * 1e6 / k:9.2f}  {n[:90]}")
 
 
 def rankc_side(work, name):
@@ -48,10 +56,14 @@ def rankc_side(work, name):
                    stdout=subprocess.DEVNULL, env=dict(os.environ, RANKC_CUDA_GRAPHS="0"))
     rows = json.load(open(os.path.join(stats, "rank0.json")))
     rows = rows.get("kernels", rows) if isinstance(rows, dict) else rows
-    by = {}
+    by, launches = {}, {}
     for r in rows:
         by[r["name"]] = by.get(r["name"], 0.0) + r["seconds"]
-    show(f"rankc {name}", by, STEPS)
+        launches[r["name"]] = launches.get(r["name"], 0) + r["launches"]
+    if os.environ.get("KEEP"):  # the raw per-kernel rows, to join with the IR
+        shutil.copy(os.path.join(stats, "rank0.json"),
+                    os.path.join(os.environ["KEEP"], f"{name}-kernels.json"))
+    show(f"rankc {name}", by, launches, STEPS)
 
 
 def torch_side(name):
@@ -61,11 +73,12 @@ def torch_side(name):
     memory.timed_steps(torch, fwd, x, t, loss_fn, opt, 5, AUTOCAST)
     with profile(activities=[ProfilerActivity.CUDA]) as prof:
         memory.timed_steps(torch, fwd, x, t, loss_fn, opt, STEPS, AUTOCAST)
-    by = {}
+    by, launches = {}, {}
     for e in prof.events():
         if e.device_type == torch.autograd.DeviceType.CUDA:
             by[e.name] = by.get(e.name, 0.0) + e.device_time / 1e6
-    show(f"torch.compile {name}", by, STEPS)
+            launches[e.name] = launches.get(e.name, 0) + 1
+    show(f"torch.compile {name}", by, launches, STEPS)
 
 
 if __name__ == "__main__":
