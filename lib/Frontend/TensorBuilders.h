@@ -10,6 +10,7 @@
 #define RANKC_LIB_FRONTEND_TENSORBUILDERS_H
 
 #include "rankc/Frontend/Dag.h"
+#include "rankc/Support/IndexChecks.h"
 
 #include "llvm/ADT/ArrayRef.h"
 
@@ -76,8 +77,8 @@ mlir::Value buildReshape(mlir::OpBuilder &b, mlir::Location loc,
                          mlir::Value in, llvm::ArrayRef<int64_t> shape);
 
 // Indexing (IndexingBuilders.cpp).
-/// The runtime's function that ends a run on an index out of range.
-constexpr llvm::StringLiteral kIndexErrorFunction = "rankc_rt_index_error";
+// (The runtime's function that ends a run on an index out of range:
+// kIndexErrorFunction, rankc/Support/IndexChecks.h.)
 /// The program function's list of checked nodes (check number -> node id).
 constexpr llvm::StringLiteral kIndexChecks = "rankc.index_checks";
 void declareIndexError(mlir::OpBuilder &b, mlir::ModuleOp module);

@@ -16,4 +16,7 @@ void rankc::buildTensorFusionPipeline(mlir::OpPassManager &pm) {
   pm.addNestedPass<FuncOp>(createRankcSplitOverConcat());
   // What is left of a shape and read more than once: one loop nest.
   pm.addNestedPass<FuncOp>(createRankcFuseMultiOutput());
+  // Takes whose bodies fusion copied into every reader: only their
+  // index checks are left to run.
+  pm.addNestedPass<FuncOp>(createRankcPruneDeadChecks());
 }

@@ -92,4 +92,23 @@ def RankcFuseMultiOutput : Pass<"rankc-fuse-multi-output", "mlir::func::FuncOp">
   let dependentDialects = ["mlir::linalg::LinalgDialect"];
 }
 
+def RankcPruneDeadChecks : Pass<"rankc-prune-dead-checks", "mlir::func::FuncOp"> {
+  let summary = "Reduce generics whose results nobody reads to their index checks";
+  let description = [{
+    A linalg.generic on tensors none of whose results is read, whose body's
+    only effects are index checks (calls of rankc_rt_index_error, possibly
+    under scf.if), is not trivially dead: fusion leaves such takes behind
+    once it has copied their bodies into their readers. Each becomes a
+    result-less generic holding only the checks and the body ops they use,
+    reading only the inputs those use, over only the loops those inputs or
+    linalg.index read (all parallel). A dropped loop only repeated a check
+    with the same operands; the check's one effect is to end the run on
+    the first bad index. Generics with other effects, or whose checks read
+    an output or no loop, are left as they are. Then a result-less generic
+    equal (OperationEquivalence) to an earlier one of its block goes: it
+    cannot fail where the earlier one did not.
+  }];
+  let dependentDialects = ["mlir::linalg::LinalgDialect"];
+}
+
 #endif // RANKC_TRANSFORMS_PASSES_TD

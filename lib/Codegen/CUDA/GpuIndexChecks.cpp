@@ -13,6 +13,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "rankc/Codegen/CUDA/Passes.h"
+#include "rankc/Support/IndexChecks.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
@@ -30,7 +31,6 @@ using namespace mlir;
 
 namespace {
 
-constexpr llvm::StringLiteral kIndexError = "rankc_rt_index_error";
 constexpr llvm::StringLiteral kIndexRecord = "rankc_rt_index_record";
 
 /// `call(check, index, bound)` as a claim of `record` ({check + 1, index,
@@ -80,7 +80,7 @@ struct GpuIndexChecksPass
         continue;
       SmallVector<func::CallOp> calls;
       fn.walk([&](func::CallOp call) {
-        if (call.getCallee() == kIndexError)
+        if (call.getCallee() == rankc::kIndexErrorFunction)
           calls.push_back(call);
       });
       if (calls.empty())
@@ -103,7 +103,7 @@ struct GpuIndexChecksPass
       for (func::CallOp call : calls)
         recordInstead(b, call, record);
     }
-    if (auto decl = module.lookupSymbol<func::FuncOp>(kIndexError);
+    if (auto decl = module.lookupSymbol<func::FuncOp>(rankc::kIndexErrorFunction);
         decl && SymbolTable::symbolKnownUseEmpty(decl, module))
       decl.erase();
   }
