@@ -43,6 +43,11 @@ enum rankc_dtype {
   RANKC_DTYPE_COUNT
 };
 
+/* rankc_rt_gemm's dtype with bf16 or f16 A and B, or'ed with this: C is of
+ * their type too, each element the f32 sum rounded once (to nearest even),
+ * as PyTorch's autocast GEMMs give it; not with accumulate. */
+#define RANKC_GEMM_NARROW_C 0x100
+
 /* The reductions of collectives, as comm.allreduce names them. */
 #define RANKC_REDUCES(X) X(SUM, "sum") X(PROD, "prod") X(MAX, "max") \
   X(MIN, "min") X(MEAN, "mean")

@@ -302,7 +302,7 @@ func::FuncOp rankc::declareGemm(OpBuilder &b, ModuleOp module,
 
 func::CallOp rankc::replaceByGemmCall(OpBuilder &b, linalg::LinalgOp op,
                                       const Gemm &g, func::FuncOp gemm,
-                                      int32_t precision) {
+                                      int32_t precision, Value narrowOut) {
   Location loc = op.getLoc();
   Value a = op.getDpsInputOperand(0)->get(),
         bm = op.getDpsInputOperand(1)->get(), c = op.getDpsInitOperand(0)->get();
@@ -322,11 +322,15 @@ func::CallOp rankc::replaceByGemmCall(OpBuilder &b, linalg::LinalgOp op,
   auto i32c = [&](int64_t v) -> Value {
     return arith::ConstantIntOp::create(b, loc, v, 32);
   };
-  Value pa = ptr(a), pb = ptr(bm), pc = ptr(c);
+  assert((!narrowOut || !accumulate) && "a narrow C starts from zeros");
+  Value pa = ptr(a), pb = ptr(bm), pc = ptr(narrowOut ? narrowOut : c);
+  int32_t dtype = gemmDType(aType.getElementType());
+  if (narrowOut)
+    dtype |= RANKC_GEMM_NARROW_C;
   auto call = func::CallOp::create(
       b, loc, gemm,
       ValueRange{pa, pb, pc, i64c(g.batch), i64c(g.m), i64c(g.n), i64c(g.k),
-                 i32c(gemmDType(aType.getElementType())), i32c(accumulate),
+                 i32c(dtype), i32c(accumulate),
                  i32c(g.transA), i32c(g.transB), i32c(precision),
                  i32c(g.broadcastB)});
   op->erase();

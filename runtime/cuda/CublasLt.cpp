@@ -162,8 +162,12 @@ Plan &planFor(int32_t dtype, int64_t batch, int64_t m, int64_t n, int64_t k,
   auto it = plans.find(key);
   if (it != plans.end())
     return it->second;
+  // (The key keeps the flag: a narrow C is another plan.)
+  bool narrowC = dtype & RANKC_GEMM_NARROW_C;
+  dtype &= ~RANKC_GEMM_NARROW_C;
   bool f64 = dtype == RANKC_F64;
-  // bf16 (f16) A and B go with an f32 C, accumulated in f32.
+  // bf16 (f16) A and B go with an f32 C, accumulated in f32, or with a C
+  // of their own type rounded from that accumulator.
   bool narrow = dtype == RANKC_BF16 || dtype == RANKC_F16;
   cudaDataType type = f64 ? CUDA_R_64F : CUDA_R_32F;
   cudaDataType inputs = dtype == RANKC_BF16  ? CUDA_R_16BF
@@ -203,7 +207,7 @@ Plan &planFor(int32_t dtype, int64_t batch, int64_t m, int64_t n, int64_t k,
                : layout(inputs, n, k, batch, strideB);
   p.b = transA ? layout(inputs, m, k, batch, m * k)
                : layout(inputs, k, m, batch, m * k);
-  p.c = layout(type, n, m, batch, m * n);
+  p.c = layout(narrow && narrowC ? inputs : type, n, m, batch, m * n);
   cublasLtMatmulPreference_t pref;
   check(lt().cublasLtMatmulPreferenceCreate(&pref),
         "cublasLtMatmulPreferenceCreate");
@@ -383,7 +387,8 @@ extern "C" {
 /// C[b] = A[b] B[b] (+ C[b] when accumulate), row-major, b < batch: C is
 /// m x n; A is m x k (stored k x m when transA), B k x n (stored n x k
 /// when transB); dtype is rankc_dtype of A and B (f32 or f64, C the same;
-/// or bf16 or f16, C f32, accumulated in f32); precision 0 (exact),
+/// or bf16 or f16, C f32, accumulated in f32; with RANKC_GEMM_NARROW_C, C
+/// bf16 or f16 rounded from that f32 sum); precision 0 (exact),
 /// 1 (TF32), 2 (BF16) or 3 (F16) for f32 (2 and 3 are exact on inputs
 /// that are bf16 or f16 values: rankc-gpu-narrow-contractions); broadcastB: one B for every b. Device
 /// addresses.
@@ -394,13 +399,21 @@ void rankc_rt_gemm(int64_t a, int64_t b, int64_t c, int64_t batch, int64_t m,
   CUstream stream = rankc::rt::cuda::processStream();
   if (m == 0 || n == 0 || batch == 0)
     return;
-  size_t elem = dtype == RANKC_F64 ? 8 : 4;
+  // The plan's key keeps the narrow-C flag; the rest reads A's type.
+  int32_t key = dtype;
+  bool narrowC = dtype & RANKC_GEMM_NARROW_C;
+  dtype &= ~RANKC_GEMM_NARROW_C;
+  if (narrowC && (accumulate || (dtype != RANKC_BF16 && dtype != RANKC_F16)))
+    rankc::rt::fail("rankc_rt_gemm: a narrow C needs bf16 or f16 inputs and "
+                    "no accumulation (dtype %d, accumulate %d)",
+                    int(dtype), int(accumulate));
+  size_t elem = narrowC ? 2 : dtype == RANKC_F64 ? 8 : 4;
   if (k == 0) { // a sum over nothing
     if (!accumulate)
       RANKC_CU(cuMemsetD8Async(CUdeviceptr(c), 0, batch * m * n * elem, stream));
     return;
   }
-  Plan &p = planFor(dtype, batch, m, n, k, transA, transB, precision,
+  Plan &p = planFor(key, batch, m, n, k, transA, transB, precision,
                     broadcastB);
   double one = 1, zero = 0;
   float onef = 1, zerof = 0;
@@ -423,6 +436,7 @@ void rankc_rt_gemm(int64_t a, int64_t b, int64_t c, int64_t batch, int64_t m,
                         : precision == 2 ? " bf16"
                         : precision == 3 ? " f16"
                                          : "") +
+                       (narrowC ? " narrow out" : "") +
                        (p.legacy ? " (cuBLAS)" : "");
     p.name = name;
     rankc::rt::kernels::named(gemm, p.name.c_str());

@@ -57,11 +57,15 @@ mlir::func::FuncOp declareGemm(mlir::OpBuilder &b, mlir::ModuleOp module,
                                llvm::StringRef name, bool block = false);
 
 /// Replaces `op` (on buffers of identity layout, matched as `g`) by a call
-/// of `gemm`, folding the zero fill that starts its accumulator.
+/// of `gemm`, folding the zero fill that starts its accumulator. With
+/// `narrowOut` (a buffer of A's bf16 or f16 type, C's shape; only for an
+/// accumulator that starts from zeros), the call writes C rounded there
+/// instead (RANKC_GEMM_NARROW_C).
 mlir::func::CallOp replaceByGemmCall(mlir::OpBuilder &b,
                                      mlir::linalg::LinalgOp op, const Gemm &g,
                                      mlir::func::FuncOp gemm,
-                                     int32_t precision);
+                                     int32_t precision,
+                                     mlir::Value narrowOut = {});
 
 } // namespace rankc
 

@@ -28,6 +28,7 @@
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/IR/Builders.h"
+#include "mlir/Interfaces/SideEffectInterfaces.h"
 
 namespace rankc {
 #define GEN_PASS_DEF_RANKCGPULIBRARYCALLS
@@ -39,6 +40,34 @@ using rankc::asGemm;
 using rankc::Gemm;
 
 namespace {
+
+/// The generic marked `rankc.gemm_result` that rounds the result of `op`
+/// (a GEMM with narrow operands starting from zeros) right after it, into
+/// a buffer of identity layout; null if there is none. The ops without
+/// effects between them (the view of the rounded buffer) move before `op`,
+/// where the call reads that buffer's address.
+linalg::GenericOp roundingOf(linalg::LinalgOp op) {
+  Value c = op.getDpsInitOperand(0)->get();
+  Operation *next = op->getNextNode();
+  SmallVector<Operation *> between;
+  while (next && isMemoryEffectFree(next) && next->getNumRegions() == 0) {
+    between.push_back(next);
+    next = next->getNextNode();
+  }
+  auto round = dyn_cast_or_null<linalg::GenericOp>(next);
+  if (!round || !round->hasAttr(rankc::kGemmResult) ||
+      !op->hasAttr(rankc::kNarrowOperands) ||
+      round.getNumDpsInputs() != 1 || round.getDpsInputs()[0] != c ||
+      round.getNumDpsInits() != 1 || !rankc::zeroFillOf(op, c))
+    return {};
+  auto out = dyn_cast<MemRefType>(round.getDpsInits()[0].getType());
+  Type narrow = getElementTypeOrSelf(op.getDpsInputOperand(0)->get().getType());
+  if (!out || !out.getLayout().isIdentity() || out.getElementType() != narrow)
+    return {};
+  for (Operation *pure : between)
+    pure->moveBefore(op);
+  return round;
+}
 
 struct GpuLibraryCallsPass
     : public rankc::impl::RankcGpuLibraryCallsBase<GpuLibraryCallsPass> {
@@ -79,7 +108,13 @@ struct GpuLibraryCallsPass
       int code = precisionCode;
       if (auto narrow = op->getAttrOfType<TypeAttr>(rankc::kNarrowOperands))
         code = narrow.getValue().isBF16() ? 2 : 3;
-      rankc::replaceByGemmCall(b, op, g, gemm, code);
+      // Its rounding to bf16 (f16), if it comes right after: written by
+      // the call, as it rounds its f32 accumulator.
+      linalg::GenericOp round = roundingOf(op);
+      rankc::replaceByGemmCall(b, op, g, gemm, code,
+                               round ? round.getDpsInits()[0] : Value());
+      if (round)
+        round->erase();
     }
   }
 };

@@ -19,6 +19,8 @@
 
 #include "NarrowOperands.h"
 
+#include "mlir/Transforms/GreedyPatternRewriteDriver.h"
+
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Linalg/Transforms/Transforms.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
@@ -348,5 +350,39 @@ void rankc::readNarrowOperands(linalg::LinalgOp op, NarrowCopies &copies,
         rewriter.replaceAllUsesWith(from, to);
     rewriter.eraseOp(g);
     g = result;
+  }
+}
+
+LogicalResult rankc::eraseIdentityCopies(Operation *root) {
+  RewritePatternSet patterns(root->getContext());
+  linalg::GenericOp::getCanonicalizationPatterns(patterns, root->getContext());
+  return applyPatternsGreedily(root, std::move(patterns));
+}
+
+bool rankc::readersThroughReshapes(
+    Value v, llvm::function_ref<bool(OpOperand &)> accepts,
+    SmallVectorImpl<OpOperand *> &readers,
+    SmallVectorImpl<Operation *> &reshapes) {
+  for (OpOperand &use : v.getUses()) {
+    Operation *user = use.getOwner();
+    if (isa<tensor::ExpandShapeOp, tensor::CollapseShapeOp>(user)) {
+      reshapes.push_back(user);
+      if (!readersThroughReshapes(user->getResult(0), accepts, readers,
+                                  reshapes))
+        return false;
+      continue;
+    }
+    auto g = dyn_cast<linalg::GenericOp>(user);
+    if (!g || !g.isDpsInput(&use) || !accepts(use))
+      return false;
+    readers.push_back(&use);
+  }
+  return true;
+}
+
+void rankc::narrowReshapes(ArrayRef<Operation *> reshapes, Type narrow) {
+  for (Operation *r : reshapes) {
+    Value v = r->getResult(0);
+    v.setType(cast<RankedTensorType>(v.getType()).clone(narrow));
   }
 }

@@ -57,6 +57,25 @@ private:
 void readNarrowOperands(mlir::linalg::LinalgOp op, NarrowCopies &copies,
                         mlir::RewriterBase &rewriter);
 
+/// The generic inputs that read `v`, directly or through expand_shape /
+/// collapse_shape (in `reshapes`, each before those that reshape it), if
+/// `accepts` takes each of them; false if any other use reads it.
+bool readersThroughReshapes(
+    mlir::Value v, llvm::function_ref<bool(mlir::OpOperand &)> accepts,
+    llvm::SmallVectorImpl<mlir::OpOperand *> &readers,
+    llvm::SmallVectorImpl<mlir::Operation *> &reshapes);
+
+/// Gives `reshapes` (readersThroughReshapes' list) results of element type
+/// `narrow`, once their source has it.
+void narrowReshapes(llvm::ArrayRef<mlir::Operation *> reshapes,
+                    mlir::Type narrow);
+
+/// Replaces each generic under `root` that copies its inputs unchanged
+/// (upstream's canonicalization of identity generics) by those inputs: what
+/// is left of an op that only rounded or widened a value once the value is
+/// stored narrow (rankc-gpu-round-gemm-results, -narrow-storage).
+mlir::LogicalResult eraseIdentityCopies(mlir::Operation *root);
+
 } // namespace rankc
 
 #endif // RANKC_LIB_CODEGEN_CUDA_NARROWOPERANDS_H

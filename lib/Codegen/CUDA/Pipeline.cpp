@@ -37,6 +37,11 @@ void rankc::buildCudaLoweringPipeline(mlir::OpPassManager &pm,
   pm.addNestedPass<func::FuncOp>(createRankcGpuSplitReductions());
   // bf16 matmuls (f32 ones between casts) marked for tensor cores.
   pm.addNestedPass<func::FuncOp>(createRankcGpuNarrowContractions());
+  // Autocast GEMMs' results rounded once, by cuBLASLt as it writes them.
+  pm.addNestedPass<func::FuncOp>(createRankcGpuRoundGemmResults());
+  // Widened bf16 values (most f32 tensors of an autocast step) stored as
+  // bf16, widened by their readers: half the bytes.
+  pm.addNestedPass<func::FuncOp>(createRankcGpuNarrowStorage());
   buildBufferizationPipeline(pm);
   // take's and scatter_add's index checks: kernels cannot call the host.
   pm.addPass(createRankcGpuIndexChecks());

@@ -27,6 +27,9 @@ namespace rankc {
 /// On a contraction: the narrow float type (bf16, f16) both its f32
 /// operands were widened from (rankc-gpu-narrow-contractions).
 inline constexpr llvm::StringLiteral kNarrowOperands = "rankc.narrow_operands";
+/// On the generic that rounds a GEMM's f32 result to its readers' narrow
+/// type (rankc-gpu-round-gemm-results): the GEMM call writes it instead.
+inline constexpr llvm::StringLiteral kGemmResult = "rankc.gemm_result";
 
 #define GEN_PASS_DECL
 #include "rankc/Codegen/CUDA/Passes.h.inc"

@@ -150,6 +150,47 @@ def RankcGpuNarrowContractions : Pass<"rankc-gpu-narrow-contractions", "mlir::fu
   let dependentDialects = ["mlir::linalg::LinalgDialect"];
 }
 
+def RankcGpuRoundGemmResults : Pass<"rankc-gpu-round-gemm-results", "mlir::func::FuncOp"> {
+  let summary = "GEMMs whose every reader rounds their result get that rounding next to them";
+  let description = [{
+    On tensors, after rankc-gpu-narrow-contractions: a GEMM (rankc::asGemm)
+    marked `rankc.narrow_operands` that reads its A and B narrow, starts
+    from a fill of zeros, and whose every reader (generics reading it as
+    an input, directly or through expand_shape / collapse_shape) uses it
+    only through `arith.truncf` to that narrow type, gets one generic
+    rounding its result, right after it and marked `rankc.gemm_result`;
+    the readers read the rounded tensor instead of rounding. That is how
+    dag-format.md v3 writes an autocast matmul's bf16 result.
+    rankc-gpu-library-calls folds the rounding into the GEMM's call
+    (cuBLASLt writes a bf16 C, rounded from its f32 accumulator): half the
+    bytes written, and half read by every reader.
+  }];
+  let dependentDialects = ["mlir::arith::ArithDialect",
+                           "mlir::linalg::LinalgDialect",
+                           "mlir::tensor::TensorDialect"];
+}
+
+def RankcGpuNarrowStorage : Pass<"rankc-gpu-narrow-storage", "mlir::func::FuncOp"> {
+  let summary = "Store widened bf16/f16 values narrow; their readers widen them";
+  let description = [{
+    On tensors, before bufferization: a linalg.generic result that its body
+    yields as `arith.extf %v` of a bf16 (f16) value computed there (and whose
+    init the body does not read) becomes %v itself, a bf16 tensor, and every
+    generic that reads it widens its block argument with `arith.extf` in its
+    own body. Autocast steps (dag-format.md v3) hold most of their f32
+    tensors as such widened values; stored narrow, they move half the bytes,
+    and every op sees the same values. Applied only where every use of the
+    result is an input of a generic other than a GEMM (rankc::asGemm),
+    directly or through expand_shape / collapse_shape: a returned, sent,
+    sliced or accumulated tensor, or a GEMM's operand (cuBLASLt reads A and
+    B in one type; rankc-gpu-narrow-contractions has narrowed those it
+    can), keeps f32.
+  }];
+  let dependentDialects = ["mlir::arith::ArithDialect",
+                           "mlir::linalg::LinalgDialect",
+                           "mlir::tensor::TensorDialect"];
+}
+
 def RankcGpuLibraryCalls : Pass<"rankc-gpu-library-calls", "mlir::ModuleOp"> {
   let summary = "Run the GPU program's matmuls through cuBLASLt (runtime calls)";
   let description = [{
