@@ -215,6 +215,17 @@ Plan &planFor(int32_t dtype, int64_t batch, int64_t m, int64_t n, int64_t k,
   check(lt().cublasLtMatmulPreferenceSetAttribute(
             pref, CUBLASLT_MATMUL_PREF_MAX_WORKSPACE_BYTES, &ws, sizeof ws),
         "cublasLtMatmulPreferenceSetAttribute");
+  if (narrow && narrowC) {
+    // One rounding of the f32 sum: a split-K algorithm may reduce its
+    // partial sums in f32 in the workspace, not in place or in the output
+    // type (bf16 partials, each rounded: results that depend on the
+    // algorithm the timing picks; the GPU check's lenet saw them).
+    uint32_t schemes = CUBLASLT_REDUCTION_SCHEME_COMPUTE_TYPE;
+    check(lt().cublasLtMatmulPreferenceSetAttribute(
+              pref, CUBLASLT_MATMUL_PREF_REDUCTION_SCHEME_MASK, &schemes,
+              sizeof schemes),
+          "cublasLtMatmulPreferenceSetAttribute");
+  }
   int found = 0;
   check(lt().cublasLtMatmulAlgoGetHeuristic(lt().handle, p.desc, p.a, p.b, p.c,
                                             p.c, pref, candidateCount(),

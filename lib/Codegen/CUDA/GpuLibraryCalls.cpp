@@ -27,6 +27,7 @@
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
+#include "mlir/Dialect/Utils/StaticValueUtils.h"
 #include "mlir/IR/Builders.h"
 #include "mlir/Interfaces/SideEffectInterfaces.h"
 
@@ -40,6 +41,51 @@ using rankc::asGemm;
 using rankc::Gemm;
 
 namespace {
+
+/// Where a buffer lies: the buffer it views (through reshapes and
+/// memref.view at constant offsets) and its bytes there, the offset
+/// unknown if a view's is not a constant.
+struct Place {
+  Value root;
+  std::optional<int64_t> begin;
+  int64_t bytes = 0;
+};
+
+std::optional<Place> placeOf(Value v) {
+  auto type = dyn_cast<MemRefType>(v.getType());
+  if (!type || !type.hasStaticShape())
+    return std::nullopt;
+  Place p{v, 0, type.getNumElements() *
+                    int64_t(type.getElementTypeBitWidth() / 8)};
+  while (Operation *def = p.root.getDefiningOp()) {
+    if (isa<memref::CollapseShapeOp, memref::ExpandShapeOp>(def)) {
+      p.root = def->getOperand(0);
+    } else if (auto view = dyn_cast<memref::ViewOp>(def)) {
+      std::optional<int64_t> shift = getConstantIntValue(view.getByteShift());
+      p.begin = p.begin && shift ? std::optional(*p.begin + *shift)
+                                 : std::nullopt;
+      p.root = view.getSource();
+    } else {
+      break;
+    }
+  }
+  return p;
+}
+
+/// Whether `a` and `b` may share bytes: views of one buffer whose ranges
+/// are not known to be disjoint. (Distinct buffers, arguments and the
+/// part's own arena among them, are live together and planned apart.)
+bool mayOverlap(Value a, Value b) {
+  std::optional<Place> pa = placeOf(a), pb = placeOf(b);
+  if (!pa || !pb)
+    return true;
+  if (pa->root != pb->root)
+    return false;
+  if (!pa->begin || !pb->begin)
+    return true;
+  return *pa->begin < *pb->begin + pb->bytes &&
+         *pb->begin < *pa->begin + pa->bytes;
+}
 
 /// The generic marked `rankc.gemm_result` that rounds the result of `op`
 /// (a GEMM with narrow operands starting from zeros) right after it, into
@@ -64,8 +110,28 @@ linalg::GenericOp roundingOf(linalg::LinalgOp op) {
   Type narrow = getElementTypeOrSelf(op.getDpsInputOperand(0)->get().getType());
   if (!out || !out.getLayout().isIdentity() || out.getElementType() != narrow)
     return {};
+  // The rounded buffer must not share bytes with A or B, which the GEMM
+  // reads while it writes it: rankc-gpu-round-gemm-results starts it with
+  // a fill before the GEMM, so rankc-plan-buffers keeps it apart from them;
+  // checked here all the same (views of one buffer at constant offsets).
+  Value d = round.getDpsInits()[0];
+  for (OpOperand *in : op.getDpsInputOperands())
+    if (mayOverlap(d, in->get()))
+      return {};
   for (Operation *pure : between)
     pure->moveBefore(op);
+  // That fill (the call writes every element): the nearest write of the
+  // rounded buffer before the GEMM, past the fill of C and ops without
+  // effects.
+  for (Operation *prev = op->getPrevNode(); prev; prev = prev->getPrevNode()) {
+    auto fill = dyn_cast<linalg::FillOp>(prev);
+    if (fill && fill.getDpsInits()[0] == d) {
+      fill->erase();
+      break;
+    }
+    if (!isMemoryEffectFree(prev) && !(fill && fill.getDpsInits()[0] == c))
+      break;
+  }
   return round;
 }
 

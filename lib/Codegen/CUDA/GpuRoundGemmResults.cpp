@@ -70,10 +70,17 @@ bool roundResult(linalg::LinalgOp gemm, Type narrow) {
     return false;
   // The rounding, once, right after the GEMM.
   OpBuilder b(gemm->getContext());
-  b.setInsertionPointAfter(gemm);
+  // Its buffer starts with zeros before the GEMM: the first write that
+  // rankc-plan-buffers sees is then before the GEMM, so the buffer never
+  // shares bytes with A or B, which the GEMM reads while it writes the
+  // rounded result in its place (rankc-gpu-library-calls erases the fill).
   Location loc = gemm.getLoc();
   auto type = cast<RankedTensorType>(result.getType());
-  Value init = tensor::EmptyOp::create(b, loc, type.getShape(), narrow);
+  b.setInsertionPoint(gemm);
+  Value empty = tensor::EmptyOp::create(b, loc, type.getShape(), narrow);
+  Value zero = arith::ConstantOp::create(b, loc, b.getZeroAttr(narrow));
+  Value init = linalg::FillOp::create(b, loc, zero, empty).getResult(0);
+  b.setInsertionPointAfter(gemm);
   AffineMap id = b.getMultiDimIdentityMap(type.getRank());
   auto round = linalg::GenericOp::create(
       b, loc, init.getType(), ValueRange{result}, ValueRange{init},

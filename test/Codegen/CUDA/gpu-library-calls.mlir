@@ -300,8 +300,10 @@ func.func @bf16_inputs(%a: memref<8x16xbf16>, %b: memref<16x4xbf16>, %c: memref<
 // The rounding of its result to bf16 right after it (the generic marked
 // by rankc-gpu-round-gemm-results; the view of its buffer between them
 // moves before the call): the call writes the bf16 buffer itself, dtype
-// 5 | RANKC_GEMM_NARROW_C = 261, and the rounding kernel goes.
+// 5 | RANKC_GEMM_NARROW_C = 261, and the rounding kernel goes, and so does
+// the fill that started that buffer before the GEMM.
 // CHECK-LABEL: func.func @bf16_result(
+// CHECK-NOT: linalg.fill
 // CHECK: %[[D:.*]] = memref.view %arg3
 // CHECK: %[[PD:.*]] = memref.extract_aligned_pointer_as_index %[[D]]
 // CHECK: call @rankc_rt_gemm(%{{.*}}, %{{.*}}, %[[PD]], %c1_i64, %c8_i64, %c4_i64, %c16_i64, %c261_i32, %c0_i32
@@ -313,6 +315,10 @@ func.func @bf16_inputs(%a: memref<8x16xbf16>, %b: memref<16x4xbf16>, %c: memref<
 #id2 = affine_map<(d0, d1) -> (d0, d1)>
 func.func @bf16_result(%a: memref<8x16xbf16>, %b: memref<16x4xbf16>, %c: memref<8x4xf32>, %arena: memref<64xi8>) -> memref<8x4xbf16> {
   %z = arith.constant 0.0 : f32
+  %z16 = arith.constant 0.0 : bf16
+  %off = arith.constant 0 : index
+  %d = memref.view %arena[%off][] : memref<64xi8> to memref<8x4xbf16>
+  linalg.fill ins(%z16 : bf16) outs(%d : memref<8x4xbf16>)
   linalg.fill ins(%z : f32) outs(%c : memref<8x4xf32>)
   linalg.generic {indexing_maps = [#mA, #mB, #mC], iterator_types = ["parallel", "parallel", "reduction"]}
       ins(%a, %b : memref<8x16xbf16>, memref<16x4xbf16>) outs(%c : memref<8x4xf32>) attrs = {rankc.narrow_operands = bf16} {
@@ -323,8 +329,6 @@ func.func @bf16_result(%a: memref<8x16xbf16>, %b: memref<16x4xbf16>, %c: memref<
     %s = arith.addf %acc, %m : f32
     linalg.yield %s : f32
   }
-  %off = arith.constant 0 : index
-  %d = memref.view %arena[%off][] : memref<64xi8> to memref<8x4xbf16>
   linalg.generic {indexing_maps = [#id2, #id2], iterator_types = ["parallel", "parallel"]}
       ins(%c : memref<8x4xf32>) outs(%d : memref<8x4xbf16>) attrs = {rankc.gemm_result} {
   ^bb0(%v: f32, %o: bf16):
@@ -332,6 +336,37 @@ func.func @bf16_result(%a: memref<8x16xbf16>, %b: memref<16x4xbf16>, %c: memref<
     linalg.yield %t : bf16
   }
   return %d : memref<8x4xbf16>
+}
+
+// Kept as a kernel: a rounded buffer that shares bytes with A (views of
+// one arena at overlapping offsets): the GEMM would write it while it
+// reads A.
+// CHECK-LABEL: func.func @bf16_result_over_a(
+// CHECK: call @rankc_rt_gemm({{.*}}, %c5_i32, %c0_i32
+// CHECK: linalg.generic {{.*}}rankc.gemm_result
+func.func @bf16_result_over_a(%b: memref<16x4xbf16>, %c: memref<8x4xf32>, %arena: memref<512xi8>) {
+  %z = arith.constant 0.0 : f32
+  %off0 = arith.constant 0 : index
+  %off64 = arith.constant 64 : index
+  %a = memref.view %arena[%off0][] : memref<512xi8> to memref<8x16xbf16>
+  linalg.fill ins(%z : f32) outs(%c : memref<8x4xf32>)
+  linalg.generic {indexing_maps = [#mA, #mB, #mC], iterator_types = ["parallel", "parallel", "reduction"]}
+      ins(%a, %b : memref<8x16xbf16>, memref<16x4xbf16>) outs(%c : memref<8x4xf32>) attrs = {rankc.narrow_operands = bf16} {
+  ^bb0(%x: bf16, %y: bf16, %acc: f32):
+    %xf = arith.extf %x : bf16 to f32
+    %yf = arith.extf %y : bf16 to f32
+    %m = arith.mulf %xf, %yf : f32
+    %s = arith.addf %acc, %m : f32
+    linalg.yield %s : f32
+  }
+  %d = memref.view %arena[%off64][] : memref<512xi8> to memref<8x4xbf16>
+  linalg.generic {indexing_maps = [#id2, #id2], iterator_types = ["parallel", "parallel"]}
+      ins(%c : memref<8x4xf32>) outs(%d : memref<8x4xbf16>) attrs = {rankc.gemm_result} {
+  ^bb0(%v: f32, %o: bf16):
+    %t = arith.truncf %v : f32 to bf16
+    linalg.yield %t : bf16
+  }
+  return
 }
 
 // Kept as a kernel: a rounding after a GEMM that adds to C (no zero fill:

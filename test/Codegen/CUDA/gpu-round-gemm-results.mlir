@@ -9,11 +9,14 @@
 // An autocast matmul: bf16 operands, f32 accumulation from zeros, read by
 // an op that rounds it to bf16 (and adds) and, through a reshape, by one
 // that rounds and widens it. One rounding generic after the GEMM, marked
-// for rankc-gpu-library-calls; the readers read bf16 and round no more.
+// for rankc-gpu-library-calls, into a tensor of zeros filled before the
+// GEMM (so that its buffer is planned live across the GEMM, apart from A
+// and B); the readers read bf16 and round no more.
 // CHECK-LABEL: func.func @rounded(
-// CHECK: %[[G:.*]] = linalg.generic {{.*}} attrs = {rankc.narrow_operands = bf16}
 // CHECK: %[[E:.*]] = tensor.empty() : tensor<8x4xbf16>
-// CHECK: %[[R:.*]] = linalg.generic {{.*}} ins(%[[G]] : tensor<8x4xf32>) outs(%[[E]] : tensor<8x4xbf16>) attrs = {rankc.gemm_result}
+// CHECK: %[[F:.*]] = linalg.fill ins(%{{.*}} : bf16) outs(%[[E]] : tensor<8x4xbf16>)
+// CHECK: %[[G:.*]] = linalg.generic {{.*}} attrs = {rankc.narrow_operands = bf16}
+// CHECK: %[[R:.*]] = linalg.generic {{.*}} ins(%[[G]] : tensor<8x4xf32>) outs(%[[F]] : tensor<8x4xbf16>) attrs = {rankc.gemm_result}
 // CHECK-NEXT: ^bb0(%[[V:.*]]: f32, %{{.*}}: bf16):
 // CHECK-NEXT: %[[T:.*]] = arith.truncf %[[V]] : f32 to bf16
 // CHECK-NEXT: linalg.yield %[[T]] : bf16
