@@ -355,6 +355,41 @@ def version3(work):
     with open(path, "w") as f:
         json.dump(doc, f)
     out.append(("v3-bf16-convs", path, 1, None, None))
+    # bf16 matmuls whose bf16 results cuBLASLt writes itself (issue 40,
+    # RANKC_GEMM_NARROW_C): long K over small M and N (split-K's case: its
+    # partial sums must be reduced in f32, each result rounded once), a
+    # batch, a transposed operand, and a chain (the first result read by
+    # the second GEMM, its A dead after the first). Integers (|x| <= ~12):
+    # exact sums in f32, partial sums of thousands that bf16 would round,
+    # so the bf16 results match the CPU's bit for bit only if rounded once.
+    mms = [("a0", [8, 8192], "b0", [8192, 8], None),
+           ("a1", [4, 16, 4096], "b1", [4, 4096, 24], None),
+           ("a2", [32, 2048], "b2", [48, 2048], "tb")]
+    nodes = [{"id": "four", "op": "constant", "value": 4.0, "dtype": "f32"}]
+    outputs = {}
+    for a, ashape, bname, bshape, trans in mms:
+        for v, shape in ((a, ashape), (bname, bshape)):
+            nodes += [{"id": v, "op": "input", "shape": shape, "dtype": "f32"},
+                      {"id": v + "s", "op": "mul", "args": [v, "four"]},
+                      {"id": v + "i", "op": "floor", "args": [v + "s"]},
+                      {"id": v + "b", "op": "cast", "args": [v + "i"], "dtype": "bf16"}]
+        rhs = bname + "b"
+        if trans:
+            nodes.append({"id": rhs + "t", "op": "transpose", "args": [rhs], "perm": [1, 0]})
+            rhs += "t"
+        nodes.append({"id": "y" + a, "op": "matmul", "args": [a + "b", rhs]})
+        outputs["y" + a] = "y" + a
+    nodes += [{"id": "c3", "op": "input", "shape": [8, 16], "dtype": "f32"},
+              {"id": "c3i", "op": "floor", "args": ["c3"]},
+              {"id": "c3b", "op": "cast", "args": ["c3i"], "dtype": "bf16"},
+              {"id": "chain", "op": "matmul", "args": ["ya0", "c3b"]}]
+    outputs["chain"] = "chain"
+    doc = {"format": "rankc-dag", "version": 3, "world_size": 1,
+           "programs": [{"ranks": [0], "nodes": nodes, "outputs": outputs}]}
+    path = os.path.join(work, "v3-bf16-matmuls.json")
+    with open(path, "w") as f:
+        json.dump(doc, f)
+    out.append(("v3-bf16-matmuls", path, 1, None, None))
     # Rows of 8 KiB are staged on the step's thread, rows of 128 KiB by the
     # feed's thread while the step before runs (runtime/core/Feeds.h).
     for name, rows, width in [("v3-feed-shuffle-9steps-replay", 64, 32),
