@@ -95,14 +95,16 @@ LogicalResult pruneToChecks(linalg::GenericOp g) {
   unsigned numLoops = g.getNumLoops();
   llvm::SmallBitVector loops(numLoops);
   SmallVector<OpOperand *> inputs;
+  auto keepInput = [&](OpOperand *in) {
+    inputs.push_back(in);
+    AffineMap map = g.getMatchingIndexingMap(in);
+    for (unsigned d = 0; d < numLoops; ++d)
+      if (map.isFunctionOfDim(d))
+        loops.set(d);
+  };
   for (OpOperand *in : g.getDpsInputOperands())
-    if (needed.contains(g.getMatchingBlockArgument(in))) {
-      inputs.push_back(in);
-      AffineMap map = g.getMatchingIndexingMap(in);
-      for (unsigned d = 0; d < numLoops; ++d)
-        if (map.isFunctionOfDim(d))
-          loops.set(d);
-    }
+    if (needed.contains(g.getMatchingBlockArgument(in)))
+      keepInput(in);
   for (OpOperand &out : g.getDpsInitsMutable())
     if (needed.contains(g.getMatchingBlockArgument(&out)))
       return failure();
@@ -112,31 +114,26 @@ LogicalResult pruneToChecks(linalg::GenericOp g) {
   if (loops.none())
     return failure();
   // Each kept loop's size must come from an input that it indexes (a
-  // linalg verifier rule): one the checks read, else another input.
-  auto sized = [&](unsigned d) {
-    return llvm::any_of(inputs, [&](OpOperand *in) {
-      return g.getMatchingIndexingMap(in).getResultPosition(
-                 getAffineDimExpr(d, g.getContext())) != std::nullopt;
-    });
+  // linalg verifier rule): one the checks read, else another input (which
+  // may index more loops: until every kept one is sized).
+  auto indexes = [&](OpOperand *in, unsigned d) {
+    return g.getMatchingIndexingMap(in)
+        .getResultPosition(getAffineDimExpr(d, g.getContext()))
+        .has_value();
   };
-  // (An added input may index more loops: until every kept one is sized.)
+  SmallVector<OpOperand *> allInputs = g.getDpsInputOperands();
   for (bool changed = true; changed;) {
     changed = false;
     for (unsigned d = 0; d < numLoops; ++d) {
-      if (!loops.test(d) || sized(d))
+      if (!loops.test(d) ||
+          llvm::any_of(inputs, [&](OpOperand *in) { return indexes(in, d); }))
         continue;
-      OpOperand *extra = nullptr;
-      for (OpOperand *in : g.getDpsInputOperands())
-        if (!llvm::is_contained(inputs, in) &&
-            g.getMatchingIndexingMap(in).getResultPosition(
-                getAffineDimExpr(d, g.getContext())))
-          extra = in;
-      if (!extra)
+      auto extra = llvm::find_if(allInputs, [&](OpOperand *in) {
+        return !llvm::is_contained(inputs, in) && indexes(in, d);
+      });
+      if (extra == allInputs.end())
         return failure();
-      inputs.push_back(extra);
-      for (unsigned e = 0; e < numLoops; ++e)
-        if (g.getMatchingIndexingMap(extra).isFunctionOfDim(e))
-          loops.set(e);
+      keepInput(*extra);
       changed = true;
     }
   }
@@ -146,14 +143,10 @@ LogicalResult pruneToChecks(linalg::GenericOp g) {
     return failure();
   // The kept loops, renumbered in order.
   SmallVector<int64_t> newDim(numLoops, -1);
-  llvm::SmallBitVector dropped(numLoops);
   unsigned kept = 0;
-  for (unsigned d = 0; d < numLoops; ++d) {
-    if (loops.test(d))
-      newDim[d] = kept++;
-    else
-      dropped.set(d);
-  }
+  for (unsigned d : loops.set_bits())
+    newDim[d] = kept++;
+  llvm::SmallBitVector dropped = ~loops;
   SmallVector<AffineMap> maps;
   SmallVector<Value> operands;
   for (OpOperand *in : inputs) {

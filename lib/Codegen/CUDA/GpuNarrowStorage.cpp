@@ -39,9 +39,9 @@ using namespace mlir;
 
 namespace {
 
-/// The bf16 (f16) value whose widening `g` yields as result `k`, if the
-/// widening is computed in g's body and its init is not read there.
-Value narrowYielded(linalg::GenericOp g, unsigned k) {
+/// The widening of a bf16 (f16) value that `g` yields as result `k`, if it
+/// is computed in g's body and g's init is not read there.
+arith::ExtFOp narrowYielded(linalg::GenericOp g, unsigned k) {
   auto yield = cast<linalg::YieldOp>(g.getBody()->getTerminator());
   auto ext = yield.getOperand(k).getDefiningOp<arith::ExtFOp>();
   if (!ext || ext->getBlock() != g.getBody())
@@ -50,15 +50,16 @@ Value narrowYielded(linalg::GenericOp g, unsigned k) {
     return {};
   if (g.payloadUsesValueFromOperand(g.getDpsInitOperand(k)))
     return {};
-  return ext.getIn();
+  return ext;
 }
 
-/// Result `k` of `g` becomes the narrow value `v` its body widens; its
-/// readers widen it. True if it changed anything.
+/// Result `k` of `g` becomes the narrow value its body widens; its readers
+/// widen it. True if it changed anything.
 bool narrowResult(linalg::GenericOp g, unsigned k) {
-  Value v = narrowYielded(g, k);
-  if (!v)
+  arith::ExtFOp ext = narrowYielded(g, k);
+  if (!ext)
     return false;
+  Value v = ext.getIn();
   Value result = g.getResult(k);
   SmallVector<OpOperand *> readers;
   SmallVector<Operation *> reshapes;
@@ -76,9 +77,7 @@ bool narrowResult(linalg::GenericOp g, unsigned k) {
       tensor::getMixedSizes(b, g.getLoc(), init->get());
   init->set(tensor::EmptyOp::create(b, g.getLoc(), sizes, narrow));
   g.getBody()->getArgument(g.getNumDpsInputs() + k).setType(narrow);
-  auto yield = cast<linalg::YieldOp>(g.getBody()->getTerminator());
-  auto ext = yield.getOperand(k).getDefiningOp<arith::ExtFOp>();
-  yield->setOperand(k, v);
+  g.getBody()->getTerminator()->setOperand(k, v);
   if (ext->use_empty())
     ext->erase();
   result.setType(cast<RankedTensorType>(result.getType()).clone(narrow));
