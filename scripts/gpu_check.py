@@ -33,6 +33,24 @@ ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 TOL = {"float16": (2e-2, 2e-2), "float32": (2e-4, 1e-5), "float64": (1e-9, 1e-12)}
 
 
+def write_dag(work, name, doc):
+    """Writes `doc` to WORK/NAME.json; returns that path."""
+    path = os.path.join(work, name + ".json")
+    with open(path, "w") as f:
+        json.dump(doc, f)
+    return path
+
+
+def bf16_integers(v, shape):
+    """Input `v` (f32, standard normal) as small integers in bf16 (node
+    `v`b): floor(4 v), exact in bf16, their products' sums exact in f32.
+    Needs the constant node "four"."""
+    return [{"id": v, "op": "input", "shape": shape, "dtype": "f32"},
+            {"id": v + "s", "op": "mul", "args": [v, "four"]},
+            {"id": v + "i", "op": "floor", "args": [v + "s"]},
+            {"id": v + "b", "op": "cast", "args": [v + "i"], "dtype": "bf16"}]
+
+
 def dags(work):
     """(name, path) of every DAG to check, run for one step; see steps()."""
     out = []
@@ -125,9 +143,7 @@ def dags(work):
     gemm16 = json.loads(json.dumps(gemm).replace('"f32"', '"f16"'))
     for name, doc in [("gemm-shapes", gemm), ("gemm-shapes-tf32", gemm),
                       ("gemm-shapes-f16", gemm16), ("reductions", reductions)]:
-        path = os.path.join(work, name + ".json")
-        with open(path, "w") as f:
-            json.dump(doc, f)
+        path = write_dag(work, name, doc)
         out.append((name, path))
     # Large enough to be built in pieces, with the schedule cut into
     # functions (lib/Target/ProgramPieces.cpp, rankc-split-glue-functions):
@@ -193,9 +209,7 @@ def stepped(work):
         name = f"train-{kind}-{opt['kind'] if opt else 'grads'}-{steps}steps"
         if ws == 1:
             name += "-1rank-replay"
-        path = os.path.join(work, name + ".json")
-        with open(path, "w") as f:
-            json.dump(doc, f)
+        path = write_dag(work, name, doc)
         out.append((name, path, steps))
         if kind == "mlp" and opt and opt["kind"] == "adam":
             out.append((name + "-lib", path, steps))
@@ -229,9 +243,7 @@ def with_inputs(work):
         outputs[f"sc_{dt}"] = f"sc_{dt}"
     doc = {"format": "rankc-dag", "version": 2, "world_size": 1,
            "programs": [{"ranks": "all", "nodes": nodes, "outputs": outputs}]}
-    path = os.path.join(work, "gather-scatter.json")
-    with open(path, "w") as f:
-        json.dump(doc, f)
+    path = write_dag(work, "gather-scatter", doc)
 
     def gather_inputs(bad):
         def write(folder):
@@ -277,9 +289,7 @@ def with_inputs(work):
                                        autocast=autocast)
         model.load_state_dict(start)
         case = (f"autocast-bf16-{name}-3steps" if autocast else f"zoo-{name}-sgd-3steps")
-        path = os.path.join(work, case + ".json")
-        with open(path, "w") as f:
-            json.dump(doc, f)
+        path = write_dag(work, case, doc)
 
         def write(folder, model=model, batches=batches, targets=targets):
             export_torch.save_inputs(folder, model, batches, targets)
@@ -343,17 +353,12 @@ def version3(work):
     nodes, outputs = [{"id": "four", "op": "constant", "value": 4.0, "dtype": "f32"}], {}
     for i, (xs, ws, attrs) in enumerate(convs):
         for v, shape in (("x", xs), ("w", ws)):
-            nodes += [{"id": f"{v}{i}", "op": "input", "shape": shape, "dtype": "f32"},
-                      {"id": f"{v}{i}s", "op": "mul", "args": [f"{v}{i}", "four"]},
-                      {"id": f"{v}{i}i", "op": "floor", "args": [f"{v}{i}s"]},
-                      {"id": f"{v}{i}b", "op": "cast", "args": [f"{v}{i}i"], "dtype": "bf16"}]
+            nodes += bf16_integers(f"{v}{i}", shape)
         nodes.append({"id": f"c{i}", "op": "conv", "args": [f"x{i}b", f"w{i}b"], **attrs})
         outputs[f"c{i}"] = f"c{i}"
     doc = {"format": "rankc-dag", "version": 3, "world_size": 1,
            "programs": [{"ranks": [0], "nodes": nodes, "outputs": outputs}]}
-    path = os.path.join(work, "v3-bf16-convs.json")
-    with open(path, "w") as f:
-        json.dump(doc, f)
+    path = write_dag(work, "v3-bf16-convs", doc)
     out.append(("v3-bf16-convs", path, 1, None, None))
     # bf16 matmuls whose bf16 results cuBLASLt writes itself (issue 40,
     # RANKC_GEMM_NARROW_C): long K over small M and N (split-K's case: its
@@ -369,10 +374,7 @@ def version3(work):
     outputs = {}
     for a, ashape, bname, bshape, trans in mms:
         for v, shape in ((a, ashape), (bname, bshape)):
-            nodes += [{"id": v, "op": "input", "shape": shape, "dtype": "f32"},
-                      {"id": v + "s", "op": "mul", "args": [v, "four"]},
-                      {"id": v + "i", "op": "floor", "args": [v + "s"]},
-                      {"id": v + "b", "op": "cast", "args": [v + "i"], "dtype": "bf16"}]
+            nodes += bf16_integers(v, shape)
         rhs = bname + "b"
         if trans:
             nodes.append({"id": rhs + "t", "op": "transpose", "args": [rhs], "perm": [1, 0]})
@@ -386,9 +388,7 @@ def version3(work):
     outputs["chain"] = "chain"
     doc = {"format": "rankc-dag", "version": 3, "world_size": 1,
            "programs": [{"ranks": [0], "nodes": nodes, "outputs": outputs}]}
-    path = os.path.join(work, "v3-bf16-matmuls.json")
-    with open(path, "w") as f:
-        json.dump(doc, f)
+    path = write_dag(work, "v3-bf16-matmuls", doc)
     out.append(("v3-bf16-matmuls", path, 1, None, None))
     # Rows of 8 KiB are staged on the step's thread, rows of 128 KiB by the
     # feed's thread while the step before runs (runtime/core/Feeds.h).
@@ -405,9 +405,7 @@ def version3(work):
                 {"id": "ts", "op": "mul", "args": ["t", "s"]},
                 {"id": "acc2", "op": "add", "args": ["acc", "ts"]}],
             "outputs": {"acc": "acc2", "y": "y"}, "state": {"acc": "acc"}}]}
-        path = os.path.join(work, name + ".json")
-        with open(path, "w") as f:
-            json.dump(doc, f)
+        path = write_dag(work, name, doc)
 
         def write(folder, rows=rows, width=width):
             rng = np.random.default_rng(5)
@@ -429,9 +427,7 @@ def version3(work):
     doc = json.load(open(os.path.join(inputs, "optimizer-v3-adamw.json")))
     doc["world_size"] = 1
     name = "v3-optimizer-accumulate-1rank-12steps-replay"
-    path = os.path.join(work, name + ".json")
-    with open(path, "w") as f:
-        json.dump(doc, f)
+    path = write_dag(work, name, doc)
     out.append((name, path, 12, None, None))
     return out
 
