@@ -390,6 +390,49 @@ def version3(work):
            "programs": [{"ranks": [0], "nodes": nodes, "outputs": outputs}]}
     path = write_dag(work, "v3-bf16-matmuls", doc)
     out.append(("v3-bf16-matmuls", path, 1, None, None))
+    # Autocast linear layers as the exporter writes addmm (opmath: f32
+    # operands that are bf16 values, the bf16 bias added to the f32 sum,
+    # one rounding): cuBLASLt's bias epilogue (rankc_rt_gemm_bias). Long K
+    # over a narrow output (split-K's case), a transposed weight with the
+    # sum's operands the other way round and a relu after, and a residual
+    # added in f32 as a transformer's projection does. Integers again: the
+    # bias changes which bf16 value the exact sum rounds to, so the
+    # results match the CPU's bit for bit only with the bias added before
+    # the one rounding.
+    lins = [("l0", [8, 8192], [8192, 8], False, True, None),
+            ("l1", [64, 256], [48, 256], True, False, "relu"),
+            ("l2", [32, 512], [512, 64], False, True, "residual")]
+    nodes = [{"id": "four", "op": "constant", "value": 4.0, "dtype": "f32"}]
+    outputs = {}
+    for v, xshape, wshape, trans, bias_first, after in lins:
+        n = wshape[0] if trans else wshape[1]
+        for name, shape in ((v + "x", xshape), (v + "w", wshape), (v + "c", [n])):
+            nodes += bf16_integers(name, shape)
+        w = v + "wb"
+        if trans:
+            nodes.append({"id": w + "t", "op": "transpose", "args": [w], "perm": [1, 0]})
+            w += "t"
+        nodes += [{"id": v + "xf", "op": "cast", "args": [v + "xb"], "dtype": "f32"},
+                  {"id": v + "wf", "op": "cast", "args": [w], "dtype": "f32"},
+                  {"id": v + "cf", "op": "cast", "args": [v + "cb"], "dtype": "f32"},
+                  {"id": v + "mm", "op": "matmul", "args": [v + "xf", v + "wf"]},
+                  {"id": v + "s", "op": "add",
+                   "args": [v + "cf", v + "mm"] if bias_first else [v + "mm", v + "cf"]},
+                  {"id": v + "y", "op": "cast", "args": [v + "s"], "dtype": "bf16"}]
+        out_id = v + "y"
+        if after == "relu":
+            nodes.append({"id": v + "r", "op": "relu", "args": [out_id]})
+            out_id = v + "r"
+        elif after == "residual":
+            nodes += [{"id": v + "res", "op": "input", "shape": [xshape[0], n], "dtype": "f32"},
+                      {"id": v + "yf", "op": "cast", "args": [out_id], "dtype": "f32"},
+                      {"id": v + "o", "op": "add", "args": [v + "res", v + "yf"]}]
+            out_id = v + "o"
+        outputs[v] = out_id
+    doc = {"format": "rankc-dag", "version": 3, "world_size": 1,
+           "programs": [{"ranks": [0], "nodes": nodes, "outputs": outputs}]}
+    path = write_dag(work, "v3-bf16-linears", doc)
+    out.append(("v3-bf16-linears", path, 1, None, None))
     # Rows of 8 KiB are staged on the step's thread, rows of 128 KiB by the
     # feed's thread while the step before runs (runtime/core/Feeds.h).
     for name, rows, width in [("v3-feed-shuffle-9steps-replay", 64, 32),

@@ -284,7 +284,7 @@ void rankc::stageStridedOperands(
 }
 
 func::FuncOp rankc::declareGemm(OpBuilder &b, ModuleOp module,
-                                StringRef name, bool block) {
+                                StringRef name, bool block, bool bias) {
   if (auto gemm = module.lookupSymbol<func::FuncOp>(name))
     return gemm;
   OpBuilder::InsertionGuard guard(b);
@@ -294,6 +294,8 @@ func::FuncOp rankc::declareGemm(OpBuilder &b, ModuleOp module,
                             i32,   i32,   i32,   i32, i32, i32};
   if (block)
     args.append({i64, i64, i64, i64});
+  if (bias)
+    args.push_back(index);
   auto gemm = func::FuncOp::create(b, module.getLoc(), name,
                                    b.getFunctionType(args, {}));
   gemm.setPrivate();
@@ -302,7 +304,8 @@ func::FuncOp rankc::declareGemm(OpBuilder &b, ModuleOp module,
 
 func::CallOp rankc::replaceByGemmCall(OpBuilder &b, linalg::LinalgOp op,
                                       const Gemm &g, func::FuncOp gemm,
-                                      int32_t precision, Value narrowOut) {
+                                      int32_t precision, Value narrowOut,
+                                      Value bias) {
   Location loc = op.getLoc();
   Value a = op.getDpsInputOperand(0)->get(),
         bm = op.getDpsInputOperand(1)->get(), c = op.getDpsInitOperand(0)->get();
@@ -323,16 +326,21 @@ func::CallOp rankc::replaceByGemmCall(OpBuilder &b, linalg::LinalgOp op,
     return arith::ConstantIntOp::create(b, loc, v, 32);
   };
   assert((!narrowOut || !accumulate) && "a narrow C starts from zeros");
+  assert((!bias || narrowOut) && "a bias goes with a narrow C");
   Value pa = ptr(a), pb = ptr(bm), pc = ptr(narrowOut ? narrowOut : c);
   int32_t dtype = gemmDType(aType.getElementType());
   if (narrowOut)
     dtype |= RANKC_GEMM_NARROW_C;
-  auto call = func::CallOp::create(
-      b, loc, gemm,
-      ValueRange{pa, pb, pc, i64c(g.batch), i64c(g.m), i64c(g.n), i64c(g.k),
-                 i32c(dtype), i32c(accumulate),
-                 i32c(g.transA), i32c(g.transB), i32c(precision),
-                 i32c(g.broadcastB)});
+  SmallVector<Value> args = {pa,          pb,
+                             pc,          i64c(g.batch),
+                             i64c(g.m),   i64c(g.n),
+                             i64c(g.k),   i32c(dtype),
+                             i32c(accumulate), i32c(g.transA),
+                             i32c(g.transB),   i32c(precision),
+                             i32c(g.broadcastB)};
+  if (bias)
+    args.push_back(ptr(bias));
+  auto call = func::CallOp::create(b, loc, gemm, args);
   op->erase();
   return call;
 }

@@ -120,6 +120,7 @@ struct Plan {
   int64_t batch = 1, m = 0, n = 0, k = 0;
   bool f64 = false, transA = false, transB = false, broadcastB = false,
        exact = true;
+  bool bias = false;   // CUBLASLT_EPILOGUE_BIAS (rankc_rt_gemm_bias)
   bool legacy = false; // cuBLAS's API timed faster than cuBLASLt's choices
   int choice = 0;       // the candidate `algo` is
   std::string name; // for --kernel-stats
@@ -144,6 +145,10 @@ cublasLtMatrixLayout_t layout(cudaDataType type, int64_t rows, int64_t cols,
   return m;
 }
 
+/// In a plan's key, beside RANKC_GEMM_NARROW_C: the bias epilogue
+/// (rankc_rt_gemm_bias), another descriptor.
+constexpr int32_t kBiasKey = 0x10000;
+
 std::map<PlanKey, Plan> plans;
 /// Choices a checkpoint carried (restoreLibraryChoices): cuBLAS's API, or
 /// cuBLASLt's algorithm as its bytes.
@@ -162,9 +167,10 @@ Plan &planFor(int32_t dtype, int64_t batch, int64_t m, int64_t n, int64_t k,
   auto it = plans.find(key);
   if (it != plans.end())
     return it->second;
-  // (The key keeps the flag: a narrow C is another plan.)
+  // (The key keeps the flags: a narrow C, a bias, are other plans.)
   bool narrowC = dtype & RANKC_GEMM_NARROW_C;
-  dtype &= ~RANKC_GEMM_NARROW_C;
+  bool bias = dtype & kBiasKey;
+  dtype &= ~(RANKC_GEMM_NARROW_C | kBiasKey);
   bool f64 = dtype == RANKC_F64;
   // bf16 (f16) A and B go with an f32 C, accumulated in f32, or with a C
   // of their own type rounded from that accumulator.
@@ -176,7 +182,7 @@ Plan &planFor(int32_t dtype, int64_t batch, int64_t m, int64_t n, int64_t k,
   Plan p;
   p.key = key;
   p.batch = batch, p.m = m, p.n = n, p.k = k, p.f64 = f64, p.transA = transA,
-  p.transB = transB, p.broadcastB = broadcastB,
+  p.transB = transB, p.broadcastB = broadcastB, p.bias = bias,
   p.exact = precision == 0 && !narrow; // (cuBLAS's API: f32 and f64 only)
   // --precision: f32 exactly, or on tensor cores through TF32 or BF16
   // with f32 accumulation (what PyTorch's float32_matmul_precision "high"
@@ -201,6 +207,22 @@ Plan &planFor(int32_t dtype, int64_t batch, int64_t m, int64_t n, int64_t k,
   check(lt().cublasLtMatmulDescSetAttribute(
             p.desc, CUBLASLT_MATMUL_DESC_TRANSB, &opA, sizeof opA),
         "cublasLtMatmulDescSetAttribute");
+  if (bias) {
+    // D = A B + bias, the bias (of the inputs' type, one per column of the
+    // row-major C: a row of cuBLASLt's column-major C^T) added to the f32
+    // sum before its one rounding; the same vector for every batch (a bias
+    // batch stride of 0, cuBLASLt's default). Its address is set per call.
+    cublasLtEpilogue_t epilogue = CUBLASLT_EPILOGUE_BIAS;
+    check(lt().cublasLtMatmulDescSetAttribute(
+              p.desc, CUBLASLT_MATMUL_DESC_EPILOGUE, &epilogue,
+              sizeof epilogue),
+          "cublasLtMatmulDescSetAttribute");
+    int32_t biasType = inputs;
+    check(lt().cublasLtMatmulDescSetAttribute(
+              p.desc, CUBLASLT_MATMUL_DESC_BIAS_DATA_TYPE, &biasType,
+              sizeof biasType),
+          "cublasLtMatmulDescSetAttribute");
+  }
   // (broadcastB: the same B for every batch, a batch stride of 0.)
   int64_t strideB = broadcastB ? 0 : k * n;
   p.a = transB ? layout(inputs, k, n, batch, strideB)
@@ -243,14 +265,23 @@ Plan &planFor(int32_t dtype, int64_t batch, int64_t m, int64_t n, int64_t k,
 }
 
 void matmul(const Plan &p, const cublasLtMatmulAlgo_t &algo, int64_t a,
-            int64_t b, int64_t c, const void *alpha, const void *beta,
-            CUstream stream) {
+            int64_t b, int64_t c, int64_t bias, const void *alpha,
+            const void *beta, CUstream stream) {
   if (p.legacy) {
     bool accumulate = p.f64 ? *static_cast<const double *>(beta) != 0
                             : *static_cast<const float *>(beta) != 0;
     rankc::rt::cublas::gemm(stream, p.f64, p.batch, p.m, p.n, p.k, a, b, c,
                             accumulate, p.transA, p.transB, p.broadcastB);
     return;
+  }
+  if (p.bias) {
+    // (Read when the call is enqueued: plans of one shape share the
+    // descriptor, each call sets its own vector.)
+    const void *vector = reinterpret_cast<const void *>(bias);
+    check(lt().cublasLtMatmulDescSetAttribute(
+              p.desc, CUBLASLT_MATMUL_DESC_BIAS_POINTER, &vector,
+              sizeof vector),
+          "cublasLtMatmulDescSetAttribute");
   }
   check(lt().cublasLtMatmul(lt().handle, p.desc, alpha,
                             reinterpret_cast<void *>(b), p.a,
@@ -269,8 +300,8 @@ void matmul(const Plan &p, const cublasLtMatmulAlgo_t &algo, int64_t a,
 /// scratch C (the program's C is not touched) and keeps the fastest; for
 /// exact f32 and f64 cuBLAS's own API is one more candidate (Cublas.h).
 /// The host waits for that once per shape; RANKC_GEMM_TUNE=0 skips it.
-void tune(Plan &p, int64_t a, int64_t b, size_t cBytes, const void *alpha,
-          const void *beta, CUstream stream) {
+void tune(Plan &p, int64_t a, int64_t b, int64_t bias, size_t cBytes,
+          const void *alpha, const void *beta, CUstream stream) {
   p.tuned = true;
   if (p.found == 0) // RANKC_GEMM_TUNE=0
     return;
@@ -313,10 +344,10 @@ void tune(Plan &p, int64_t a, int64_t b, size_t cBytes, const void *alpha,
     if (p.candidates[i].state != CUBLAS_STATUS_SUCCESS ||
         p.candidates[i].workspaceSize > kWorkspace)
       continue;
-    matmul(p, algo, a, b, int64_t(scratch), alpha, beta, stream); // warm-up
+    matmul(p, algo, a, b, int64_t(scratch), bias, alpha, beta, stream); // warm-up
     RANKC_CU(cuEventRecord(start, stream));
     for (int r = 0; r < 3; ++r)
-      matmul(p, algo, a, b, int64_t(scratch), alpha, beta, stream);
+      matmul(p, algo, a, b, int64_t(scratch), bias, alpha, beta, stream);
     RANKC_CU(cuEventRecord(end, stream));
     RANKC_CU(cuEventSynchronize(end));
     float ms = 0;
@@ -329,10 +360,10 @@ void tune(Plan &p, int64_t a, int64_t b, size_t cBytes, const void *alpha,
   }
   if (legacy) {
     p.legacy = true; // matmul() takes cuBLAS's path while this is set
-    matmul(p, p.algo, a, b, int64_t(scratch), alpha, beta, stream);
+    matmul(p, p.algo, a, b, int64_t(scratch), bias, alpha, beta, stream);
     RANKC_CU(cuEventRecord(start, stream));
     for (int r = 0; r < 3; ++r)
-      matmul(p, p.algo, a, b, int64_t(scratch), alpha, beta, stream);
+      matmul(p, p.algo, a, b, int64_t(scratch), bias, alpha, beta, stream);
     RANKC_CU(cuEventRecord(end, stream));
     RANKC_CU(cuEventSynchronize(end));
     float ms = 0;
@@ -393,6 +424,69 @@ void restoreLibraryChoices(const std::string &text) {
 
 } // namespace rankc::rt
 
+namespace {
+
+/// rankc_rt_gemm, with a bias epilogue where `bias` is an address.
+void runGemm(int64_t a, int64_t b, int64_t c, int64_t bias, int64_t batch,
+          int64_t m, int64_t n, int64_t k, int32_t dtype, int32_t accumulate,
+          int32_t transA, int32_t transB, int32_t precision,
+          int32_t broadcastB) {
+  CUstream stream = rankc::rt::cuda::processStream();
+  if (m == 0 || n == 0 || batch == 0)
+    return;
+  // The plan's key keeps the flags; the rest reads A's type.
+  int32_t key = dtype | (bias ? kBiasKey : 0);
+  bool narrowC = dtype & RANKC_GEMM_NARROW_C;
+  dtype &= ~RANKC_GEMM_NARROW_C;
+  if (narrowC && (accumulate || (dtype != RANKC_BF16 && dtype != RANKC_F16)))
+    rankc::rt::fail("rankc_rt_gemm: a narrow C needs bf16 or f16 inputs and "
+                    "no accumulation (dtype %d, accumulate %d)",
+                    int(dtype), int(accumulate));
+  size_t elem = narrowC ? 2 : dtype == RANKC_F64 ? 8 : 4;
+  if (k == 0) { // a sum over nothing
+    if (bias) // (rankc-gpu-library-calls keeps such a bias in a kernel)
+      rankc::rt::fail("rankc_rt_gemm_bias: K is 0");
+    if (!accumulate)
+      RANKC_CU(cuMemsetD8Async(CUdeviceptr(c), 0, batch * m * n * elem, stream));
+    return;
+  }
+  Plan &p = planFor(key, batch, m, n, k, transA, transB, precision,
+                    broadcastB);
+  double one = 1, zero = 0;
+  float onef = 1, zerof = 0;
+  const void *alpha = dtype == RANKC_F64 ? static_cast<const void *>(&one) : &onef;
+  const void *beta = accumulate ? alpha
+                     : dtype == RANKC_F64 ? static_cast<const void *>(&zero)
+                                  : &zerof;
+  if (!p.tuned)
+    tune(p, a, b, bias, size_t(batch) * m * n * elem, alpha, beta, stream);
+  // --kernel-stats lists each GEMM shape as one more "kernel".
+  CUfunction gemm = reinterpret_cast<CUfunction>(&p);
+  if (rankc::rt::kernels::timing() && !p.named) {
+    std::string name = "cublasLt gemm " + std::to_string(batch) + "x" +
+                       std::to_string(m) + "x" + std::to_string(n) + "x" +
+                       std::to_string(k) + (transA ? " tA" : "") +
+                       (transB ? " tB" : "") + (broadcastB ? " bB" : "") +
+                       (dtype == RANKC_BF16  ? " bf16 inputs"
+                        : dtype == RANKC_F16 ? " f16 inputs"
+                        : precision == 1     ? " tf32"
+                        : precision == 2 ? " bf16"
+                        : precision == 3 ? " f16"
+                                         : "") +
+                       (narrowC ? " narrow out" : "") + (bias ? " bias" : "") +
+                       (p.legacy ? " (cuBLAS)" : "");
+    p.name = name;
+    rankc::rt::kernels::named(gemm, p.name.c_str());
+    p.named = true;
+  }
+  const intptr_t none[3] = {0, 0, 0};
+  CUevent end = rankc::rt::kernels::beforeLaunch(gemm, stream, none, none);
+  matmul(p, p.algo, a, b, c, bias, alpha, beta, stream);
+  rankc::rt::kernels::afterLaunch(end, stream);
+}
+
+} // namespace
+
 extern "C" {
 
 /// C[b] = A[b] B[b] (+ C[b] when accumulate), row-major, b < batch: C is
@@ -407,56 +501,24 @@ void rankc_rt_gemm(int64_t a, int64_t b, int64_t c, int64_t batch, int64_t m,
                    int64_t n, int64_t k, int32_t dtype, int32_t accumulate,
                    int32_t transA, int32_t transB, int32_t precision,
                    int32_t broadcastB) {
-  CUstream stream = rankc::rt::cuda::processStream();
-  if (m == 0 || n == 0 || batch == 0)
-    return;
-  // The plan's key keeps the narrow-C flag; the rest reads A's type.
-  int32_t key = dtype;
-  bool narrowC = dtype & RANKC_GEMM_NARROW_C;
-  dtype &= ~RANKC_GEMM_NARROW_C;
-  if (narrowC && (accumulate || (dtype != RANKC_BF16 && dtype != RANKC_F16)))
-    rankc::rt::fail("rankc_rt_gemm: a narrow C needs bf16 or f16 inputs and "
-                    "no accumulation (dtype %d, accumulate %d)",
+  runGemm(a, b, c, 0, batch, m, n, k, dtype, accumulate, transA, transB,
+       precision, broadcastB);
+}
+
+/// rankc_rt_gemm with a narrow C (RANKC_GEMM_NARROW_C in dtype, no
+/// accumulation) and `bias`, n values of A's type, added to every row of
+/// the f32 sum before its rounding (cuBLASLt's bias epilogue): an autocast
+/// linear layer's bf16 output as PyTorch's addmm gives it.
+void rankc_rt_gemm_bias(int64_t a, int64_t b, int64_t c, int64_t batch,
+                        int64_t m, int64_t n, int64_t k, int32_t dtype,
+                        int32_t accumulate, int32_t transA, int32_t transB,
+                        int32_t precision, int32_t broadcastB, int64_t bias) {
+  if (!(dtype & RANKC_GEMM_NARROW_C) || accumulate || !bias)
+    rankc::rt::fail("rankc_rt_gemm_bias: needs a narrow C, no accumulation "
+                    "and a bias (dtype %d, accumulate %d)",
                     int(dtype), int(accumulate));
-  size_t elem = narrowC ? 2 : dtype == RANKC_F64 ? 8 : 4;
-  if (k == 0) { // a sum over nothing
-    if (!accumulate)
-      RANKC_CU(cuMemsetD8Async(CUdeviceptr(c), 0, batch * m * n * elem, stream));
-    return;
-  }
-  Plan &p = planFor(key, batch, m, n, k, transA, transB, precision,
-                    broadcastB);
-  double one = 1, zero = 0;
-  float onef = 1, zerof = 0;
-  const void *alpha = dtype == RANKC_F64 ? static_cast<const void *>(&one) : &onef;
-  const void *beta = accumulate ? alpha
-                     : dtype == RANKC_F64 ? static_cast<const void *>(&zero)
-                                  : &zerof;
-  if (!p.tuned)
-    tune(p, a, b, size_t(batch) * m * n * elem, alpha, beta, stream);
-  // --kernel-stats lists each GEMM shape as one more "kernel".
-  CUfunction gemm = reinterpret_cast<CUfunction>(&p);
-  if (rankc::rt::kernels::timing() && !p.named) {
-    std::string name = "cublasLt gemm " + std::to_string(batch) + "x" +
-                       std::to_string(m) + "x" + std::to_string(n) + "x" +
-                       std::to_string(k) + (transA ? " tA" : "") +
-                       (transB ? " tB" : "") + (broadcastB ? " bB" : "") +
-                       (dtype == RANKC_BF16  ? " bf16 inputs"
-                        : dtype == RANKC_F16 ? " f16 inputs"
-                        : precision == 1     ? " tf32"
-                        : precision == 2 ? " bf16"
-                        : precision == 3 ? " f16"
-                                         : "") +
-                       (narrowC ? " narrow out" : "") +
-                       (p.legacy ? " (cuBLAS)" : "");
-    p.name = name;
-    rankc::rt::kernels::named(gemm, p.name.c_str());
-    p.named = true;
-  }
-  const intptr_t none[3] = {0, 0, 0};
-  CUevent end = rankc::rt::kernels::beforeLaunch(gemm, stream, none, none);
-  matmul(p, p.algo, a, b, c, alpha, beta, stream);
-  rankc::rt::kernels::afterLaunch(end, stream);
+  runGemm(a, b, c, bias, batch, m, n, k, dtype, accumulate, transA, transB,
+          precision, broadcastB);
 }
 
 } // extern "C"

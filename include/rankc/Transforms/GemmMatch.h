@@ -52,20 +52,25 @@ void stageStridedOperands(
 /// The runtime's GEMM entry point `name` in `module` (declared if needed):
 /// (A, B, C, batch, M, N, K, dtype, accumulate, transA, transB, precision,
 /// broadcastB), addresses as index; with `block`, four i64 more (the
-/// block [m0, m1) x [n0, n1) of C to compute).
+/// block [m0, m1) x [n0, n1) of C to compute); with `bias`, the address of
+/// a bias vector last (rankc_rt_gemm_bias).
 mlir::func::FuncOp declareGemm(mlir::OpBuilder &b, mlir::ModuleOp module,
-                               llvm::StringRef name, bool block = false);
+                               llvm::StringRef name, bool block = false,
+                               bool bias = false);
 
 /// Replaces `op` (on buffers of identity layout, matched as `g`) by a call
 /// of `gemm`, folding the zero fill that starts its accumulator. With
 /// `narrowOut` (a buffer of A's bf16 or f16 type, C's shape; only for an
 /// accumulator that starts from zeros), the call writes C rounded there
-/// instead (RANKC_GEMM_NARROW_C).
+/// instead (RANKC_GEMM_NARROW_C); with `bias` too (n values of that type,
+/// `gemm` declared with `bias`), the call adds it to each row of the f32
+/// sum before rounding.
 mlir::func::CallOp replaceByGemmCall(mlir::OpBuilder &b,
                                      mlir::linalg::LinalgOp op, const Gemm &g,
                                      mlir::func::FuncOp gemm,
                                      int32_t precision,
-                                     mlir::Value narrowOut = {});
+                                     mlir::Value narrowOut = {},
+                                     mlir::Value bias = {});
 
 } // namespace rankc
 

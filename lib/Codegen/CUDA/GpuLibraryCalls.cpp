@@ -24,6 +24,7 @@
 #include "rankc/Codegen/CUDA/Passes.h"
 #include "rankc/Conversion/Passes.h"
 
+#include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
@@ -87,12 +88,36 @@ bool mayOverlap(Value a, Value b) {
          *pb->begin < *pa->begin + pa->bytes;
 }
 
-/// The generic marked `rankc.gemm_result` that rounds the result of `op`
-/// (a GEMM with narrow operands starting from zeros) right after it, into
-/// a buffer of identity layout; null if there is none. The ops without
-/// effects between them (the view of the rounded buffer) move before `op`,
-/// where the call reads that buffer's address.
-linalg::GenericOp roundingOf(linalg::LinalgOp op) {
+/// Whether `round`'s body is `truncf(extf(bias) + c)` (either order of the
+/// sum), c its first block argument, bias its second.
+bool addsBias(linalg::GenericOp round) {
+  auto yield = cast<linalg::YieldOp>(round.getBody()->getTerminator());
+  auto trunc = yield.getValues()[0].getDefiningOp<arith::TruncFOp>();
+  auto add = trunc ? trunc.getIn().getDefiningOp<arith::AddFOp>() : nullptr;
+  if (!add || trunc.getRoundingmodeAttr())
+    return false;
+  Value c = round.getBody()->getArgument(0),
+        bias = round.getBody()->getArgument(1);
+  auto widened = [&](Value v) {
+    auto ext = v.getDefiningOp<arith::ExtFOp>();
+    return ext && ext.getIn() == bias;
+  };
+  return (add.getLhs() == c && widened(add.getRhs())) ||
+         (add.getRhs() == c && widened(add.getLhs()));
+}
+
+/// The rounding `op`'s call writes: the generic marked `rankc.gemm_result`
+/// right after a GEMM with narrow operands from zeros, which rounds its
+/// result (plus a bias per column) into a buffer of identity layout.
+struct Rounding {
+  linalg::GenericOp round;
+  Value bias; // n values of the narrow type, or null
+};
+
+/// `op`'s rounding, or none. The ops without effects between them (the
+/// view of the rounded buffer) move before `op`, where the call reads that
+/// buffer's address.
+Rounding roundingOf(linalg::LinalgOp op, const Gemm &g) {
   Value c = op.getDpsInitOperand(0)->get();
   Operation *next = op->getNextNode();
   SmallVector<Operation *> between;
@@ -103,8 +128,9 @@ linalg::GenericOp roundingOf(linalg::LinalgOp op) {
   auto round = dyn_cast_or_null<linalg::GenericOp>(next);
   if (!round || !round->hasAttr(rankc::kGemmResult) ||
       !op->hasAttr(rankc::kNarrowOperands) ||
-      round.getNumDpsInputs() != 1 || round.getDpsInputs()[0] != c ||
-      round.getNumDpsInits() != 1 || !rankc::zeroFillOf(op, c))
+      round.getNumDpsInputs() < 1 || round.getNumDpsInputs() > 2 ||
+      round.getDpsInputs()[0] != c || round.getNumDpsInits() != 1 ||
+      !rankc::zeroFillOf(op, c))
     return {};
   auto out = dyn_cast<MemRefType>(round.getDpsInits()[0].getType());
   Type narrow = getElementTypeOrSelf(op.getDpsInputOperand(0)->get().getType());
@@ -118,6 +144,24 @@ linalg::GenericOp roundingOf(linalg::LinalgOp op) {
   for (OpOperand *in : op.getDpsInputOperands())
     if (mayOverlap(d, in->get()))
       return {};
+  // A bias: n values in a row-major buffer of C's trailing (N) dimensions,
+  // read while D is written; K > 0 (a sum over nothing is the bias alone,
+  // which cuBLASLt is not asked for).
+  Value bias;
+  if (round.getNumDpsInputs() == 2) {
+    bias = round.getDpsInputs()[1];
+    auto type = dyn_cast<MemRefType>(bias.getType());
+    AffineMap map = round.getIndexingMapsArray()[1];
+    unsigned rank = out.getRank();
+    if (!type || !type.getLayout().isIdentity() || !type.hasStaticShape() ||
+        type.getElementType() != narrow || type.getRank() == 0 ||
+        type.getNumElements() != g.n || g.k == 0 ||
+        !round.getIndexingMapsArray()[0].isIdentity() ||
+        map != AffineMap::getMultiDimIdentityMap(rank, op.getContext())
+                   .getSliceMap(rank - type.getRank(), type.getRank()) ||
+        !addsBias(round) || mayOverlap(d, bias))
+      return {};
+  }
   for (Operation *pure : between)
     pure->moveBefore(op);
   // That fill (the call writes every element): the nearest write of the
@@ -132,7 +176,7 @@ linalg::GenericOp roundingOf(linalg::LinalgOp op) {
     if (!isMemoryEffectFree(prev) && !(fill && fill.getDpsInits()[0] == c))
       break;
   }
-  return round;
+  return {round, bias};
 }
 
 struct GpuLibraryCallsPass
@@ -166,6 +210,7 @@ struct GpuLibraryCallsPass
                 .getMemref();
           });
     func::FuncOp gemm = rankc::declareGemm(b, module, "rankc_rt_gemm");
+    func::FuncOp gemmBias; // declared for the first bias
     // cuBLAS runs on the kernels' stream: no host wait before it.
     gemm->setAttr(rankc::kStreamOrdered, b.getUnitAttr());
     for (auto [op, g] : gemms) {
@@ -175,10 +220,16 @@ struct GpuLibraryCallsPass
       if (auto narrow = op->getAttrOfType<TypeAttr>(rankc::kNarrowOperands))
         code = narrow.getValue().isBF16() ? 2 : 3;
       // Its rounding to bf16 (f16), if it comes right after: written by
-      // the call, as it rounds its f32 accumulator.
-      linalg::GenericOp round = roundingOf(op);
-      rankc::replaceByGemmCall(b, op, g, gemm, code,
-                               round ? round.getDpsInits()[0] : Value());
+      // the call, as it rounds its f32 accumulator (plus a bias).
+      auto [round, bias] = roundingOf(op, g);
+      if (bias && !gemmBias) {
+        gemmBias = rankc::declareGemm(b, module, "rankc_rt_gemm_bias",
+                                      /*block=*/false, /*bias=*/true);
+        gemmBias->setAttr(rankc::kStreamOrdered, b.getUnitAttr());
+      }
+      rankc::replaceByGemmCall(b, op, g, bias ? gemmBias : gemm, code,
+                               round ? round.getDpsInits()[0] : Value(),
+                               bias);
       if (round)
         round->erase();
     }

@@ -353,9 +353,47 @@ void rankc::readNarrowOperands(linalg::LinalgOp op, NarrowCopies &copies,
   }
 }
 
+namespace {
+
+/// A result of a generic on tensors that yields one of its inputs unchanged,
+/// both read and written through identity maps with one type: that input
+/// (upstream's canonicalization then drops the unused result). What is
+/// left of a multi-output op one of whose results only rounded a GEMM's
+/// result, once the GEMM writes it rounded.
+struct ForwardYieldedInputs : OpRewritePattern<linalg::GenericOp> {
+  using OpRewritePattern::OpRewritePattern;
+  LogicalResult matchAndRewrite(linalg::GenericOp op,
+                                PatternRewriter &rewriter) const override {
+    if (!op.hasPureTensorSemantics())
+      return failure();
+    auto yield = cast<linalg::YieldOp>(op.getBody()->getTerminator());
+    bool changed = false;
+    for (auto [i, v] : llvm::enumerate(yield.getValues())) {
+      auto arg = dyn_cast<BlockArgument>(v);
+      Value result = op->getResult(i);
+      if (!arg || arg.getOwner() != op.getBody() || result.use_empty())
+        continue;
+      OpOperand *in = op.getMatchingOpOperand(arg);
+      if (!op.isDpsInput(in) || in->get().getType() != result.getType() ||
+          !op.getMatchingIndexingMap(in).isIdentity() ||
+          !op.getIndexingMapMatchingResult(cast<OpResult>(result))
+               .isIdentity())
+        continue;
+      rewriter.replaceAllUsesWith(result, in->get());
+      changed = true;
+    }
+    return success(changed);
+  }
+};
+
+} // namespace
+
 LogicalResult rankc::eraseIdentityCopies(Operation *root) {
   RewritePatternSet patterns(root->getContext());
   linalg::GenericOp::getCanonicalizationPatterns(patterns, root->getContext());
+  // (Then inputs no longer read and results no longer used go.)
+  linalg::populateEraseUnusedOperandsAndResultsPatterns(patterns);
+  patterns.add<ForwardYieldedInputs>(root->getContext());
   return applyPatternsGreedily(root, std::move(patterns));
 }
 

@@ -71,9 +71,10 @@ void narrowReshapes(llvm::ArrayRef<mlir::Operation *> reshapes,
                     mlir::Type narrow);
 
 /// Replaces each generic under `root` that copies its inputs unchanged
-/// (upstream's canonicalization of identity generics) by those inputs: what
-/// is left of an op that only rounded or widened a value once the value is
-/// stored narrow (rankc-gpu-round-gemm-results, -narrow-storage).
+/// (upstream's canonicalization of identity generics), and each result that
+/// is an input copied unchanged, by those inputs: what is left of an op
+/// that only rounded or widened a value once the value is stored narrow
+/// (rankc-gpu-round-gemm-results, -narrow-storage).
 mlir::LogicalResult eraseIdentityCopies(mlir::Operation *root);
 
 } // namespace rankc

@@ -393,6 +393,100 @@ func.func @bf16_result_accumulating(%a: memref<8x16xbf16>, %b: memref<16x4xbf16>
   return
 }
 
+// A rounding that adds a bf16 bias per column (an autocast linear layer):
+// cuBLASLt's bias epilogue, rankc_rt_gemm_bias with the bias's address
+// last. The bias is read as n = 4 values of the result's last dimension.
+// CHECK-LABEL: func.func @bf16_result_bias(
+// CHECK-NOT: linalg.fill
+// CHECK: %[[D:.*]] = memref.view %arg4
+// CHECK: %[[PD:.*]] = memref.extract_aligned_pointer_as_index %[[D]]
+// CHECK: %[[PB:.*]] = memref.extract_aligned_pointer_as_index %arg3
+// CHECK: call @rankc_rt_gemm_bias(%{{.*}}, %{{.*}}, %[[PD]], %c1_i64, %c8_i64, %c4_i64, %c16_i64, %c261_i32, %c0_i32, %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}, %[[PB]])
+// CHECK-NOT: linalg.generic
+// CHECK: return %[[D]]
+#col2 = affine_map<(d0, d1) -> (d1)>
+#row2 = affine_map<(d0, d1) -> (d0)>
+func.func @bf16_result_bias(%a: memref<8x16xbf16>, %b: memref<16x4xbf16>, %c: memref<8x4xf32>, %bias: memref<4xbf16>, %arena: memref<64xi8>) -> memref<8x4xbf16> {
+  %z = arith.constant 0.0 : f32
+  %z16 = arith.constant 0.0 : bf16
+  %off = arith.constant 0 : index
+  %d = memref.view %arena[%off][] : memref<64xi8> to memref<8x4xbf16>
+  linalg.fill ins(%z16 : bf16) outs(%d : memref<8x4xbf16>)
+  linalg.fill ins(%z : f32) outs(%c : memref<8x4xf32>)
+  linalg.generic {indexing_maps = [#mA, #mB, #mC], iterator_types = ["parallel", "parallel", "reduction"]}
+      ins(%a, %b : memref<8x16xbf16>, memref<16x4xbf16>) outs(%c : memref<8x4xf32>) attrs = {rankc.narrow_operands = bf16} {
+  ^bb0(%x: bf16, %y: bf16, %acc: f32):
+    %xf = arith.extf %x : bf16 to f32
+    %yf = arith.extf %y : bf16 to f32
+    %m = arith.mulf %xf, %yf : f32
+    %s = arith.addf %acc, %m : f32
+    linalg.yield %s : f32
+  }
+  linalg.generic {indexing_maps = [#id2, #col2, #id2], iterator_types = ["parallel", "parallel"]}
+      ins(%c, %bias : memref<8x4xf32>, memref<4xbf16>) outs(%d : memref<8x4xbf16>) attrs = {rankc.gemm_result} {
+  ^bb0(%v: f32, %w: bf16, %o: bf16):
+    %ww = arith.extf %w : bf16 to f32
+    %s = arith.addf %ww, %v : f32
+    %t = arith.truncf %s : f32 to bf16
+    linalg.yield %t : bf16
+  }
+  return %d : memref<8x4xbf16>
+}
+
+// Kept as a kernel: a bias per row (cuBLASLt's epilogue adds one per
+// column of the row-major result), and a rounded buffer that shares bytes
+// with the bias, which the call reads while it writes.
+// CHECK-LABEL: func.func @bf16_result_bias_kept(
+// CHECK: call @rankc_rt_gemm({{.*}}, %c5_i32, %c0_i32
+// CHECK: linalg.generic {{.*}}rankc.gemm_result
+// CHECK: call @rankc_rt_gemm({{.*}}, %c5_i32_{{[0-9]+}}, %c0_i32
+// CHECK: linalg.generic {{.*}}rankc.gemm_result
+func.func @bf16_result_bias_kept(%a: memref<8x16xbf16>, %b: memref<16x4xbf16>, %c: memref<8x4xf32>, %rows: memref<8xbf16>, %d: memref<8x4xbf16>, %arena: memref<512xi8>) {
+  %z = arith.constant 0.0 : f32
+  %off0 = arith.constant 0 : index
+  %off4 = arith.constant 4 : index
+  linalg.fill ins(%z : f32) outs(%c : memref<8x4xf32>)
+  linalg.generic {indexing_maps = [#mA, #mB, #mC], iterator_types = ["parallel", "parallel", "reduction"]}
+      ins(%a, %b : memref<8x16xbf16>, memref<16x4xbf16>) outs(%c : memref<8x4xf32>) attrs = {rankc.narrow_operands = bf16} {
+  ^bb0(%x: bf16, %y: bf16, %acc: f32):
+    %xf = arith.extf %x : bf16 to f32
+    %yf = arith.extf %y : bf16 to f32
+    %m = arith.mulf %xf, %yf : f32
+    %s = arith.addf %acc, %m : f32
+    linalg.yield %s : f32
+  }
+  linalg.generic {indexing_maps = [#id2, #row2, #id2], iterator_types = ["parallel", "parallel"]}
+      ins(%c, %rows : memref<8x4xf32>, memref<8xbf16>) outs(%d : memref<8x4xbf16>) attrs = {rankc.gemm_result} {
+  ^bb0(%v: f32, %w: bf16, %o: bf16):
+    %ww = arith.extf %w : bf16 to f32
+    %s = arith.addf %ww, %v : f32
+    %t = arith.truncf %s : f32 to bf16
+    linalg.yield %t : bf16
+  }
+  %bias = memref.view %arena[%off0][] : memref<512xi8> to memref<4xbf16>
+  %d2 = memref.view %arena[%off4][] : memref<512xi8> to memref<8x4xbf16>
+  linalg.fill ins(%z : f32) outs(%c : memref<8x4xf32>)
+  linalg.generic {indexing_maps = [#mA, #mB, #mC], iterator_types = ["parallel", "parallel", "reduction"]}
+      ins(%a, %b : memref<8x16xbf16>, memref<16x4xbf16>) outs(%c : memref<8x4xf32>) attrs = {rankc.narrow_operands = bf16} {
+  ^bb0(%x: bf16, %y: bf16, %acc: f32):
+    %xf = arith.extf %x : bf16 to f32
+    %yf = arith.extf %y : bf16 to f32
+    %m = arith.mulf %xf, %yf : f32
+    %s = arith.addf %acc, %m : f32
+    linalg.yield %s : f32
+  }
+  linalg.generic {indexing_maps = [#id2, #col2, #id2], iterator_types = ["parallel", "parallel"]}
+      ins(%c, %bias : memref<8x4xf32>, memref<4xbf16>) outs(%d2 : memref<8x4xbf16>) attrs = {rankc.gemm_result} {
+  ^bb0(%v: f32, %w: bf16, %o: bf16):
+    %ww = arith.extf %w : bf16 to f32
+    %s = arith.addf %ww, %v : f32
+    %t = arith.truncf %s : f32 to bf16
+    linalg.yield %t : bf16
+  }
+  return
+}
+
 // The runtime's GEMM is queued on the kernels' stream: no host wait before
 // it (rankc-gpu-stream-ordered-calls).
 // CHECK: func.func private @rankc_rt_gemm(index, index, index, i64, i64, i64, i64, i32, i32, i32, i32, i32, i32) attributes {rankc.stream_ordered}
+// CHECK: func.func private @rankc_rt_gemm_bias(index, index, index, i64, i64, i64, i64, i32, i32, i32, i32, i32, i32, index) attributes {rankc.stream_ordered}

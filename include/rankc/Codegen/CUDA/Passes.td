@@ -164,6 +164,16 @@ def RankcGpuRoundGemmResults : Pass<"rankc-gpu-round-gemm-results", "mlir::func:
     rankc-gpu-library-calls folds the rounding into the GEMM's call
     (cuBLASLt writes a bf16 C, rounded from its f32 accumulator): half the
     bytes written, and half read by every reader.
+
+    Likewise where every reader reads the result itself (through a
+    permutation) and rounds its sum with one bias per column,
+    `truncf(extf(b) + c)`, b narrow or the rounding of an input: an
+    autocast linear layer (PyTorch adds the bf16 bias to the f32 sum and
+    rounds once). The rounding generic then adds the narrow bias, which
+    the call's bias epilogue does (`rankc_rt_gemm_bias`). Biases that
+    the readers rounded are rounded once: function arguments (a layer's
+    parameters) by one generic per shape at the function's start, all of
+    them in one kernel.
   }];
   let dependentDialects = ["mlir::arith::ArithDialect",
                            "mlir::linalg::LinalgDialect",
@@ -210,7 +220,13 @@ def RankcGpuLibraryCalls : Pass<"rankc-gpu-library-calls", "mlir::ModuleOp"> {
     a strided result copied back after. Other contractions are left to
     rankc-linalg-to-gpu-loops. A contraction marked by
     rankc-gpu-narrow-contractions asks for the bf16 (f16) fast compute
-    type whatever `precision` says: on its operands it is exact.
+    type whatever `precision` says: on its operands it is exact. Its
+    rounding right after it (a generic marked `rankc.gemm_result`, from
+    rankc-gpu-round-gemm-results) is folded into the call, which writes
+    the rounded buffer (RANKC_GEMM_NARROW_C); a rounding that adds a
+    narrow bias per column first becomes `rankc_rt_gemm_bias` (the same
+    arguments, then the bias's address: cuBLASLt's bias epilogue). Not
+    where the rounded buffer may share bytes with A, B or the bias.
   }];
   let options = [
     Option<"precision", "precision", "std::string", /*default=*/"\"f32\"",
