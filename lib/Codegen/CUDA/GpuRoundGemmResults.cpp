@@ -15,6 +15,13 @@
 // type as it writes, to nearest even as arith.truncf does); where it cannot,
 // the generic runs as a kernel and the values are the same.
 //
+// An autocast linear layer's readers round the sum of the result and a
+// bf16 bias per column (the exporter writes addmm as PyTorch computes it:
+// the bias added to the f32 sum, one rounding). The rounding generic then
+// adds the bias first, and the call becomes cuBLASLt's bias epilogue; the
+// biases (f32 parameters rounded in the readers' bodies) are computed once
+// each, those of one shape by one generic at the step's start.
+//
 //===----------------------------------------------------------------------===//
 
 #include "rankc/Codegen/CUDA/Passes.h"
@@ -23,9 +30,9 @@
 #include "NarrowOperands.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
-#include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/IR/Dominance.h"
 #include "mlir/IR/IRMapping.h"
 #include "mlir/IR/Matchers.h"

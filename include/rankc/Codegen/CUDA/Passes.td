@@ -167,13 +167,14 @@ def RankcGpuRoundGemmResults : Pass<"rankc-gpu-round-gemm-results", "mlir::func:
 
     Likewise where every reader reads the result itself (through a
     permutation) and rounds its sum with one bias per column,
-    `truncf(extf(b) + c)`, b narrow or the rounding of an input: an
-    autocast linear layer (PyTorch adds the bf16 bias to the f32 sum and
-    rounds once). The rounding generic then adds the narrow bias, which
-    the call's bias epilogue does (`rankc_rt_gemm_bias`). Biases that
-    the readers rounded are rounded once: function arguments (a layer's
-    parameters) by one generic per shape at the function's start, all of
-    them in one kernel.
+    `truncf(extf(b) + c)`, b narrow and computed in the reader's body
+    from inputs read per column (a parameter rounded to bf16): an autocast
+    linear layer (PyTorch adds the bf16 bias to the f32 sum and rounds
+    once). The rounding generic then adds the narrow bias, which the
+    call's bias epilogue does (`rankc_rt_gemm_bias`). Each bias is
+    computed once, as a tensor of its own: from function arguments (a
+    layer's parameters) by one generic per shape at the function's start,
+    all of that shape in one kernel; else right before its GEMM.
   }];
   let dependentDialects = ["mlir::arith::ArithDialect",
                            "mlir::linalg::LinalgDialect",
