@@ -42,6 +42,9 @@ void rankc::buildCudaLoweringPipeline(mlir::OpPassManager &pm,
   // Widened bf16 values (most f32 tensors of an autocast step) stored as
   // bf16, widened by their readers: half the bytes.
   pm.addNestedPass<func::FuncOp>(createRankcGpuNarrowStorage());
+  // Tensors made from much less than they hold (log_softmax's over bf16
+  // logits, a one-hot) computed in their readers, never stored.
+  pm.addNestedPass<func::FuncOp>(createRankcGpuRecomputeCheapTensors());
   buildBufferizationPipeline(pm);
   // take's and scatter_add's index checks: kernels cannot call the host.
   pm.addPass(createRankcGpuIndexChecks());

@@ -202,6 +202,24 @@ def RankcGpuNarrowStorage : Pass<"rankc-gpu-narrow-storage", "mlir::func::FuncOp
                            "mlir::tensor::TensorDialect"];
 }
 
+def RankcGpuRecomputeCheapTensors : Pass<"rankc-gpu-recompute-cheap-tensors", "mlir::func::FuncOp"> {
+  let summary = "Recompute in their readers the tensors made from much smaller inputs";
+  let description = [{
+    On tensors, after fusion, split reductions and narrow storage: a
+    linalg.generic that is all parallel, has one result written through a
+    permutation (its init not read), whose inputs hold at most 60% of the
+    result's bytes (a value widened from bf16, a row's statistic broadcast,
+    a one-hot made from indices), and whose every use, at most four, is an
+    input of a generic other than a GEMM, is fused into each of those
+    readers (upstream's linalg::fuseElementwiseOps) and erased: its readers
+    read its small inputs instead of its large result, which is never
+    written. Readers made so are considered in their turn, so a chain of
+    such tensors goes whole (log_softmax's f32 tensors over bf16 logits).
+    The values are the same.
+  }];
+  let dependentDialects = ["mlir::linalg::LinalgDialect"];
+}
+
 def RankcGpuLibraryCalls : Pass<"rankc-gpu-library-calls", "mlir::ModuleOp"> {
   let summary = "Run the GPU program's matmuls through cuBLASLt (runtime calls)";
   let description = [{

@@ -1,0 +1,145 @@
+//===- GpuRecomputeCheapTensors.cpp - recompute what is cheap to make ----===//
+//
+// Fusion (rankc-fuse-multi-output and upstream's elementwise fusion) keeps
+// a tensor that more than one op reads: each reader then reads it from
+// memory. Where the tensor is made, element by element, from much less
+// than it holds, reading it costs more than making it again: an autocast
+// step's log_softmax holds `extf(logit) - max` and `that - log(sum)` in
+// f32, 4 bytes an element made from a 2-byte bf16 logit and a value per
+// row, each written once and read two or three times; the gradient of a
+// cross-entropy's one-hot target is 4 bytes an element made from one
+// index per row. Inductor recomputes such producers in their readers; so
+// does this pass, on the GPU, where the step is bound by memory.
+//
+// A generic (on tensors) that is all parallel, has one result written
+// through a permutation and never reads that result's init, whose inputs
+// hold at most 60% of its result's bytes (bf16 values widened to f32 and
+// a value per row, say), and whose every use (at most
+// kMaxReaders) is an input of a generic that is not a GEMM (cuBLASLt reads
+// GEMMs' operands from memory) is fused into each reader (upstream's
+// linalg::fuseElementwiseOps) and goes. Readers made so are looked at in
+// their turn: a chain of such tensors goes whole. It runs after the
+// passes that shape kernels (fusion, split reductions, narrow storage), so
+// it only ever removes a tensor and its kernel; the values are the same.
+//
+//===----------------------------------------------------------------------===//
+
+#include "rankc/Codegen/CUDA/Passes.h"
+#include "rankc/Transforms/GemmMatch.h"
+
+#include "mlir/Dialect/Linalg/IR/Linalg.h"
+#include "mlir/Dialect/Linalg/Transforms/Transforms.h"
+#include "mlir/IR/PatternMatch.h"
+#include "mlir/Transforms/GreedyPatternRewriteDriver.h"
+
+namespace rankc {
+#define GEN_PASS_DEF_RANKCGPURECOMPUTECHEAPTENSORS
+#include "rankc/Codegen/CUDA/Passes.h.inc"
+} // namespace rankc
+
+using namespace mlir;
+
+namespace {
+
+/// Readers beyond which one tensor read is cheaper than as many
+/// recomputations (each reader's kernel grows by the producer's body).
+constexpr unsigned kMaxReaders = 4;
+
+/// Bytes of a tensor of static shape; -1 if not static.
+int64_t bytesOf(Type type) {
+  auto t = dyn_cast<RankedTensorType>(type);
+  if (!t || !t.hasStaticShape())
+    return -1;
+  Type e = t.getElementType();
+  int64_t bits = e.isIndex() ? 64 : e.getIntOrFloatBitWidth();
+  return t.getNumElements() * ((bits + 7) / 8);
+}
+
+/// Whether `op` is made more cheaply in each of its readers than stored.
+bool cheapToRecompute(linalg::GenericOp op) {
+  if (!op.hasPureTensorSemantics() || op->getNumResults() != 1 ||
+      op.getNumReductionLoops() != 0 ||
+      !op.getIndexingMapsArray().back().isPermutation() ||
+      op.payloadUsesValueFromOperand(op.getDpsInitOperand(0)))
+    return false;
+  int64_t out = bytesOf(op->getResult(0).getType()), in = 0;
+  for (Value v : op.getDpsInputs()) {
+    int64_t b = bytesOf(v.getType());
+    if (b < 0)
+      return false;
+    in += b;
+  }
+  if (out < 0 || 5 * in > 3 * out) // at most 60%: bf16 and a row's values
+    return false;
+  Value result = op->getResult(0);
+  unsigned readers = 0;
+  for (OpOperand &use : result.getUses()) {
+    auto reader = dyn_cast<linalg::GenericOp>(use.getOwner());
+    if (!reader || !reader.isDpsInput(&use) ||
+        succeeded(rankc::asGemm(reader, /*anyLayout=*/false,
+                                /*narrowInputs=*/true)) ||
+        !linalg::areElementwiseOpsFusable(&use))
+      return false;
+    ++readers;
+  }
+  return readers > 0 && readers <= kMaxReaders;
+}
+
+/// Fuses `op` into every reader; false if one cannot take it (those
+/// before it have). Each fusion but the last keeps `op`'s value as one more
+/// result of the fused reader (upstream's fusion does while the producer
+/// has other uses); once unused, those results go, here, so that the
+/// readers are looked at as they are.
+bool recompute(linalg::GenericOp op, RewriterBase &rewriter) {
+  Value result = op->getResult(0);
+  SmallVector<Operation *> fusedOps;
+  bool done = true;
+  while (!result.use_empty()) {
+    OpOperand &use = *result.getUses().begin();
+    auto reader = cast<linalg::GenericOp>(use.getOwner());
+    rewriter.setInsertionPoint(reader);
+    FailureOr<linalg::ElementwiseOpFusionResult> fused =
+        linalg::fuseElementwiseOps(rewriter, &use);
+    if (failed(fused)) {
+      done = false;
+      break;
+    }
+    for (NamedAttribute a : reader->getDiscardableAttrs())
+      fused->fusedOp->setAttr(a.getName(), a.getValue());
+    for (auto [from, to] : fused->replacements)
+      if (from.getDefiningOp() == reader.getOperation())
+        rewriter.replaceAllUsesWith(from, to);
+    llvm::erase(fusedOps, reader.getOperation());
+    rewriter.eraseOp(reader);
+    fusedOps.push_back(fused->fusedOp);
+  }
+  RewritePatternSet patterns(op->getContext());
+  linalg::populateEraseUnusedOperandsAndResultsPatterns(patterns);
+  (void)applyOpPatternsGreedily(fusedOps, std::move(patterns));
+  return done;
+}
+
+struct GpuRecomputeCheapTensors
+    : rankc::impl::RankcGpuRecomputeCheapTensorsBase<
+          GpuRecomputeCheapTensors> {
+  void runOnOperation() override {
+    IRRewriter rewriter(&getContext());
+    // In program order: a reader made by fusing comes where its reader
+    // was, after the producer, and is looked at when the walk gets there.
+    for (Block &block : getOperation().getBody()) {
+      for (Operation *op = &block.front(); op;) {
+        auto generic = dyn_cast<linalg::GenericOp>(op);
+        if (!generic || !cheapToRecompute(generic)) {
+          op = op->getNextNode();
+          continue;
+        }
+        recompute(generic, rewriter);
+        op = op->getNextNode();
+        if (generic->use_empty())
+          rewriter.eraseOp(generic);
+      }
+    }
+  }
+};
+
+} // namespace

@@ -1,0 +1,154 @@
+// RUN: rankc-opt %s -pass-pipeline='builtin.module(func.func(rankc-gpu-recompute-cheap-tensors))' | FileCheck %s
+
+#id = affine_map<(d0, d1) -> (d0, d1)>
+#row = affine_map<(d0, d1) -> (d0, 0)>
+#red = affine_map<(d0, d1) -> (d0)>
+#mA = affine_map<(d0, d1, d2) -> (d0, d2)>
+#mB = affine_map<(d0, d1, d2) -> (d2, d1)>
+#mC = affine_map<(d0, d1, d2) -> (d0, d1)>
+
+// log_softmax over bf16 logits as an autocast step computes it: the f32
+// tensors `x - max` (read by the sum of exponentials and by the next) and
+// `x - max - log(sum)` (read by the target's gather and by the gradient),
+// each made from a bf16 logit and values per row. Both are computed in
+// their readers: no generic yields an f32 [4, 64] tensor any more but the
+// gradient, which the function returns; each reader reads the bf16 logits.
+// CHECK-LABEL: func.func @log_softmax(
+// CHECK-SAME: %[[X:[a-z0-9]+]]: tensor<4x64xbf16>
+// CHECK: %[[S:.*]] = linalg.generic {{.*}} iterator_types = ["parallel", "reduction"]} ins(%[[X]], %{{.*}} : tensor<4x64xbf16>, tensor<4x1xf32>) outs(%{{.*}} : tensor<4xf32>)
+// CHECK: math.exp
+// CHECK: linalg.generic {{.*}} iterator_types = ["parallel", "reduction"]} ins(%[[X]], {{.*}}outs(%{{.*}} : tensor<4xf32>)
+// CHECK: math.log
+// CHECK: %[[G:.*]] = linalg.generic {{.*}} ins(%[[X]], {{.*}}outs(%{{.*}} : tensor<4x64xf32>)
+// CHECK: math.log
+// CHECK-NOT: linalg.generic
+// CHECK: return %{{.*}}, %[[G]]
+func.func @log_softmax(%x: tensor<4x64xbf16>, %mx: tensor<4x1xf32>, %init: tensor<4xf32>) -> (tensor<4xf32>, tensor<4x64xf32>) {
+  %e = tensor.empty() : tensor<4x64xf32>
+  %a = linalg.generic {indexing_maps = [#id, #row, #id], iterator_types = ["parallel", "parallel"]}
+      ins(%x, %mx : tensor<4x64xbf16>, tensor<4x1xf32>) outs(%e : tensor<4x64xf32>) {
+  ^bb0(%v: bf16, %m: f32, %o: f32):
+    %w = arith.extf %v : bf16 to f32
+    %d = arith.subf %w, %m : f32
+    linalg.yield %d : f32
+  } -> tensor<4x64xf32>
+  %s = linalg.generic {indexing_maps = [#id, #red], iterator_types = ["parallel", "reduction"]}
+      ins(%a : tensor<4x64xf32>) outs(%init : tensor<4xf32>) {
+  ^bb0(%v: f32, %o: f32):
+    %x1 = math.exp %v : f32
+    %r = arith.addf %o, %x1 : f32
+    linalg.yield %r : f32
+  } -> tensor<4xf32>
+  %s2 = tensor.expand_shape %s [[0, 1]] output_shape [4, 1] : tensor<4xf32> into tensor<4x1xf32>
+  %b = linalg.generic {indexing_maps = [#id, #row, #id], iterator_types = ["parallel", "parallel"]}
+      ins(%a, %s2 : tensor<4x64xf32>, tensor<4x1xf32>) outs(%e : tensor<4x64xf32>) {
+  ^bb0(%v: f32, %t: f32, %o: f32):
+    %l = math.log %t : f32
+    %d = arith.subf %v, %l : f32
+    linalg.yield %d : f32
+  } -> tensor<4x64xf32>
+  %picked = linalg.generic {indexing_maps = [#id, #red], iterator_types = ["parallel", "reduction"]}
+      ins(%b : tensor<4x64xf32>) outs(%init : tensor<4xf32>) {
+  ^bb0(%v: f32, %o: f32):
+    %r = arith.addf %o, %v : f32
+    linalg.yield %r : f32
+  } -> tensor<4xf32>
+  %grad = linalg.generic {indexing_maps = [#id, #id], iterator_types = ["parallel", "parallel"]}
+      ins(%b : tensor<4x64xf32>) outs(%e : tensor<4x64xf32>) {
+  ^bb0(%v: f32, %o: f32):
+    %x1 = math.exp %v : f32
+    linalg.yield %x1 : f32
+  } -> tensor<4x64xf32>
+  return %picked, %grad : tensor<4xf32>, tensor<4x64xf32>
+}
+
+// Kept: a producer whose input is as large as its result (two readers read
+// one stored tensor rather than its input twice), one a GEMM reads
+// (cuBLASLt reads operands from memory), one that five ops read, and one
+// the function returns.
+// CHECK-LABEL: func.func @kept(
+// CHECK: %[[SAME:.*]] = linalg.generic {{.*}} ins(%arg2 : tensor<4x64xf32>)
+// CHECK: linalg.generic {{.*}} ins(%[[SAME]] : tensor<4x64xf32>)
+// CHECK: linalg.generic {{.*}} ins(%[[SAME]] : tensor<4x64xf32>)
+// CHECK-COUNT-3: linalg.generic {{.*}} ins(%arg0, %arg1 : tensor<4x64xbf16>, tensor<4x1xf32>) outs(%{{.*}} : tensor<4x64xf32>)
+// CHECK: return
+func.func @kept(%x: tensor<4x64xbf16>, %mx: tensor<4x1xf32>, %y: tensor<4x64xf32>, %w: tensor<64x64xf32>) -> (tensor<4x64xf32>, tensor<4x64xf32>, tensor<4x64xf32>, tensor<4x64xf32>, tensor<4x64xf32>, tensor<4x64xf32>, tensor<4x64xf32>, tensor<4x64xf32>, tensor<4x64xf32>, tensor<4x64xf32>) {
+  %e = tensor.empty() : tensor<4x64xf32>
+  %same = linalg.generic {indexing_maps = [#id, #id], iterator_types = ["parallel", "parallel"]}
+      ins(%y : tensor<4x64xf32>) outs(%e : tensor<4x64xf32>) {
+  ^bb0(%v: f32, %o: f32):
+    %x1 = math.exp %v : f32
+    linalg.yield %x1 : f32
+  } -> tensor<4x64xf32>
+  %r1 = linalg.generic {indexing_maps = [#id, #id], iterator_types = ["parallel", "parallel"]}
+      ins(%same : tensor<4x64xf32>) outs(%e : tensor<4x64xf32>) {
+  ^bb0(%v: f32, %o: f32):
+    %x1 = math.log %v : f32
+    linalg.yield %x1 : f32
+  } -> tensor<4x64xf32>
+  %r2 = linalg.generic {indexing_maps = [#id, #id], iterator_types = ["parallel", "parallel"]}
+      ins(%same : tensor<4x64xf32>) outs(%e : tensor<4x64xf32>) {
+  ^bb0(%v: f32, %o: f32):
+    %x1 = math.sqrt %v : f32
+    linalg.yield %x1 : f32
+  } -> tensor<4x64xf32>
+  %gemmIn = linalg.generic {indexing_maps = [#id, #row, #id], iterator_types = ["parallel", "parallel"]}
+      ins(%x, %mx : tensor<4x64xbf16>, tensor<4x1xf32>) outs(%e : tensor<4x64xf32>) {
+  ^bb0(%v: bf16, %m: f32, %o: f32):
+    %wv = arith.extf %v : bf16 to f32
+    %d = arith.subf %wv, %m : f32
+    linalg.yield %d : f32
+  } -> tensor<4x64xf32>
+  %mm = linalg.generic {indexing_maps = [#mA, #mB, #mC], iterator_types = ["parallel", "parallel", "reduction"]}
+      ins(%gemmIn, %w : tensor<4x64xf32>, tensor<64x64xf32>) outs(%y : tensor<4x64xf32>) {
+  ^bb0(%a: f32, %b: f32, %acc: f32):
+    %m = arith.mulf %a, %b : f32
+    %s = arith.addf %acc, %m : f32
+    linalg.yield %s : f32
+  } -> tensor<4x64xf32>
+  %five = linalg.generic {indexing_maps = [#id, #row, #id], iterator_types = ["parallel", "parallel"]}
+      ins(%x, %mx : tensor<4x64xbf16>, tensor<4x1xf32>) outs(%e : tensor<4x64xf32>) {
+  ^bb0(%v: bf16, %m: f32, %o: f32):
+    %wv = arith.extf %v : bf16 to f32
+    %d = arith.mulf %wv, %m : f32
+    linalg.yield %d : f32
+  } -> tensor<4x64xf32>
+  %f1 = linalg.generic {indexing_maps = [#id, #id], iterator_types = ["parallel", "parallel"]} ins(%five : tensor<4x64xf32>) outs(%e : tensor<4x64xf32>) {
+  ^bb0(%v: f32, %o: f32):
+    %x1 = math.exp %v : f32
+    linalg.yield %x1 : f32
+  } -> tensor<4x64xf32>
+  %f2 = linalg.generic {indexing_maps = [#id, #id], iterator_types = ["parallel", "parallel"]} ins(%five : tensor<4x64xf32>) outs(%e : tensor<4x64xf32>) {
+  ^bb0(%v: f32, %o: f32):
+    %x1 = math.log %v : f32
+    linalg.yield %x1 : f32
+  } -> tensor<4x64xf32>
+  %f3 = linalg.generic {indexing_maps = [#id, #id], iterator_types = ["parallel", "parallel"]} ins(%five : tensor<4x64xf32>) outs(%e : tensor<4x64xf32>) {
+  ^bb0(%v: f32, %o: f32):
+    %x1 = math.sqrt %v : f32
+    linalg.yield %x1 : f32
+  } -> tensor<4x64xf32>
+  %f4 = linalg.generic {indexing_maps = [#id, #id], iterator_types = ["parallel", "parallel"]} ins(%five : tensor<4x64xf32>) outs(%e : tensor<4x64xf32>) {
+  ^bb0(%v: f32, %o: f32):
+    %x1 = math.sin %v : f32
+    linalg.yield %x1 : f32
+  } -> tensor<4x64xf32>
+  %f5 = linalg.generic {indexing_maps = [#id, #id], iterator_types = ["parallel", "parallel"]} ins(%five : tensor<4x64xf32>) outs(%e : tensor<4x64xf32>) {
+  ^bb0(%v: f32, %o: f32):
+    %x1 = math.cos %v : f32
+    linalg.yield %x1 : f32
+  } -> tensor<4x64xf32>
+  %ret = linalg.generic {indexing_maps = [#id, #row, #id], iterator_types = ["parallel", "parallel"]}
+      ins(%x, %mx : tensor<4x64xbf16>, tensor<4x1xf32>) outs(%e : tensor<4x64xf32>) {
+  ^bb0(%v: bf16, %m: f32, %o: f32):
+    %wv = arith.extf %v : bf16 to f32
+    %d = arith.addf %wv, %m : f32
+    linalg.yield %d : f32
+  } -> tensor<4x64xf32>
+  %r3 = linalg.generic {indexing_maps = [#id, #id], iterator_types = ["parallel", "parallel"]} ins(%ret : tensor<4x64xf32>) outs(%e : tensor<4x64xf32>) {
+  ^bb0(%v: f32, %o: f32):
+    %x1 = math.exp %v : f32
+    linalg.yield %x1 : f32
+  } -> tensor<4x64xf32>
+  return %r1, %r2, %mm, %f1, %f2, %f3, %f4, %f5, %ret, %r3 : tensor<4x64xf32>, tensor<4x64xf32>, tensor<4x64xf32>, tensor<4x64xf32>, tensor<4x64xf32>, tensor<4x64xf32>, tensor<4x64xf32>, tensor<4x64xf32>, tensor<4x64xf32>, tensor<4x64xf32>
+}
