@@ -29,6 +29,7 @@
 
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/Dialect/Linalg/Transforms/Transforms.h"
+#include "mlir/Dialect/Tensor/IR/Tensor.h"
 #include "mlir/IR/PatternMatch.h"
 #include "mlir/Transforms/GreedyPatternRewriteDriver.h"
 
@@ -73,16 +74,77 @@ bool cheapToRecompute(linalg::GenericOp op) {
     return false;
   Value result = op->getResult(0);
   unsigned readers = 0;
-  for (OpOperand &use : result.getUses()) {
+  auto reads = [&](OpOperand &use) {
     auto reader = dyn_cast<linalg::GenericOp>(use.getOwner());
-    if (!reader || !reader.isDpsInput(&use) ||
-        succeeded(rankc::asGemm(reader, /*anyLayout=*/false,
-                                /*narrowInputs=*/true)) ||
-        !linalg::areElementwiseOpsFusable(&use))
-      return false;
     ++readers;
+    return reader && reader.isDpsInput(&use) &&
+           failed(rankc::asGemm(reader, /*anyLayout=*/false,
+                                /*narrowInputs=*/true));
+  };
+  for (OpOperand &use : result.getUses()) {
+    // Through a collapse of dimensions that op's loops can take (a
+    // reduction's rows collapsed by rankc-gpu-collapse-dims): computed
+    // collapsed for those readers.
+    if (auto collapse = dyn_cast<tensor::CollapseShapeOp>(use.getOwner())) {
+      if (!op.getIndexingMapsArray().back().isIdentity() ||
+          !linalg::areDimSequencesPreserved(
+              op.getIndexingMapsArray(), collapse.getReassociationIndices()) ||
+          !llvm::all_of(collapse->getUses(), reads))
+        return false;
+      continue;
+    }
+    if (!reads(use) || !linalg::areElementwiseOpsFusable(&use))
+      return false;
   }
   return readers > 0 && readers <= kMaxReaders;
+}
+
+/// `op`'s inputs read through a map with constant 0 results (a value per
+/// row of a [.., 1] tensor) read with those unit dimensions collapsed away
+/// instead: upstream's collapse of loops takes projected permutations
+/// only. Failure if a map is neither.
+LogicalResult withoutUnitBroadcasts(linalg::GenericOp op,
+                                    RewriterBase &rewriter) {
+  for (OpOperand *in : op.getDpsInputOperands()) {
+    AffineMap map = op.getMatchingIndexingMap(in);
+    if (map.isProjectedPermutation())
+      continue;
+    auto type = dyn_cast<RankedTensorType>(in->get().getType());
+    if (!type)
+      return failure();
+    // Each unit dimension joins the group of the kept one before it (or,
+    // leading, after it).
+    SmallVector<AffineExpr> kept;
+    SmallVector<ReassociationIndices> groups;
+    ReassociationIndices leading;
+    SmallVector<int64_t> shape;
+    for (auto [i, e] : llvm::enumerate(map.getResults())) {
+      if (auto c = dyn_cast<AffineConstantExpr>(e)) {
+        if (c.getValue() != 0 || type.getDimSize(i) != 1)
+          return failure();
+        (groups.empty() ? leading : groups.back()).push_back(i);
+        continue;
+      }
+      groups.push_back(leading);
+      groups.back().push_back(i);
+      leading.clear();
+      kept.push_back(e);
+      shape.push_back(type.getDimSize(i));
+    }
+    if (kept.empty())
+      return failure(); // a scalar broadcast: rare here, left as it is
+    auto newType = RankedTensorType::get(shape, type.getElementType());
+    Value collapsed = tensor::CollapseShapeOp::create(
+        rewriter, op.getLoc(), newType, in->get(), groups);
+    SmallVector<AffineMap> maps = op.getIndexingMapsArray();
+    maps[in->getOperandNumber()] =
+        AffineMap::get(map.getNumDims(), 0, kept, op.getContext());
+    rewriter.modifyOpInPlace(op, [&] {
+      in->set(collapsed);
+      op.setIndexingMapsAttr(rewriter.getAffineMapArrayAttr(maps));
+    });
+  }
+  return success();
 }
 
 /// Fuses `op` into every reader; false if one cannot take it (those
@@ -92,12 +154,47 @@ bool cheapToRecompute(linalg::GenericOp op) {
 /// readers are looked at as they are.
 bool recompute(linalg::GenericOp op, RewriterBase &rewriter) {
   Value result = op->getResult(0);
+  // Readers through a collapse: `op` with its loops collapsed the same
+  // way computes the collapsed tensor, and is recomputed in them.
+  for (Operation *user : llvm::to_vector(result.getUsers())) {
+    auto collapse = dyn_cast<tensor::CollapseShapeOp>(user);
+    if (!collapse)
+      continue;
+    rewriter.setInsertionPoint(op);
+    if (failed(withoutUnitBroadcasts(op, rewriter)))
+      return false;
+    // (Upstream's collapse takes the body of the op it collapses: a clone
+    // of `op`, whose result expanded back nobody reads.)
+    Operation *clone = rewriter.clone(*op);
+    FailureOr<linalg::CollapseResult> collapsed =
+        linalg::collapseOpIterationDims(
+            cast<linalg::LinalgOp>(clone), collapse.getReassociationIndices(),
+            rewriter);
+    if (failed(collapsed)) {
+      rewriter.eraseOp(clone);
+      return false;
+    }
+    rewriter.eraseOp(clone);
+    for (Value v : collapsed->results)
+      if (Operation *def = v.getDefiningOp(); def && def->use_empty())
+        rewriter.eraseOp(def);
+    auto copy = cast<linalg::GenericOp>(collapsed->collapsedOp.getOperation());
+    rewriter.replaceOp(collapse, copy->getResult(0));
+    if (!recompute(copy, rewriter))
+      return false;
+    if (copy->use_empty())
+      rewriter.eraseOp(copy);
+  }
   SmallVector<Operation *> fusedOps;
   bool done = true;
   while (!result.use_empty()) {
     OpOperand &use = *result.getUses().begin();
     auto reader = cast<linalg::GenericOp>(use.getOwner());
     rewriter.setInsertionPoint(reader);
+    if (!linalg::areElementwiseOpsFusable(&use)) {
+      done = false;
+      break;
+    }
     FailureOr<linalg::ElementwiseOpFusionResult> fused =
         linalg::fuseElementwiseOps(rewriter, &use);
     if (failed(fused)) {

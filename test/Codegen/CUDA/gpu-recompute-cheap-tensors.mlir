@@ -152,3 +152,50 @@ func.func @kept(%x: tensor<4x64xbf16>, %mx: tensor<4x1xf32>, %y: tensor<4x64xf32
   } -> tensor<4x64xf32>
   return %r1, %r2, %mm, %f1, %f2, %f3, %f4, %f5, %ret, %r3 : tensor<4x64xf32>, tensor<4x64xf32>, tensor<4x64xf32>, tensor<4x64xf32>, tensor<4x64xf32>, tensor<4x64xf32>, tensor<4x64xf32>, tensor<4x64xf32>, tensor<4x64xf32>, tensor<4x64xf32>
 }
+
+// Attention's softmax as rankc-gpu-collapse-dims leaves it: exp(x - max)
+// over bf16 scores, its sum read through a collapse of the rows (the
+// reduction's loops joined) and the division read directly. The
+// exponentials are computed in both: in the sum collapsed the same way
+// (the [..., 1] maxima read without their unit dimension), so the f32
+// tensor is never written.
+// CHECK-LABEL: func.func @softmax(
+// CHECK-SAME: %[[S:[a-z0-9]+]]: tensor<2x2x4x64xbf16>, %[[M:[a-z0-9]+]]: tensor<2x2x4x1xf32>
+// CHECK-DAG: %[[SC:.*]] = tensor.collapse_shape %[[S]] {{\[}}[0, 1, 2], [3]] : tensor<2x2x4x64xbf16> into tensor<16x64xbf16>
+// CHECK-DAG: %[[MC:.*]] = tensor.collapse_shape %{{.*}} {{\[}}[0, 1, 2]] : tensor<2x2x4xf32> into tensor<16xf32>
+// CHECK: %[[SUM:.*]] = linalg.generic {{.*}} iterator_types = ["parallel", "reduction"]} ins(%[[SC]], %[[MC]] : tensor<16x64xbf16>, tensor<16xf32>) outs(%{{.*}} : tensor<16xf32>)
+// CHECK: math.exp
+// CHECK: linalg.generic {{.*}} ins(%[[S]], %{{.*}}, %{{.*}} : tensor<2x2x4x64xbf16>, tensor<2x2x4xf32>, tensor<2x2x4x1xf32>) outs(%{{.*}} : tensor<2x2x4x64xbf16>)
+// CHECK: math.exp
+// CHECK: arith.divf
+// CHECK-NOT: linalg.generic
+#id4 = affine_map<(d0, d1, d2, d3) -> (d0, d1, d2, d3)>
+#row4 = affine_map<(d0, d1, d2, d3) -> (d0, d1, d2, 0)>
+func.func @softmax(%s: tensor<2x2x4x64xbf16>, %mx: tensor<2x2x4x1xf32>, %init: tensor<16xf32>) -> tensor<2x2x4x64xbf16> {
+  %e = tensor.empty() : tensor<2x2x4x64xf32>
+  %x = linalg.generic {indexing_maps = [#id4, #row4, #id4], iterator_types = ["parallel", "parallel", "parallel", "parallel"]}
+      ins(%s, %mx : tensor<2x2x4x64xbf16>, tensor<2x2x4x1xf32>) outs(%e : tensor<2x2x4x64xf32>) {
+  ^bb0(%v: bf16, %m: f32, %o: f32):
+    %w = arith.extf %v : bf16 to f32
+    %d = arith.subf %w, %m : f32
+    %x1 = math.exp %d : f32
+    linalg.yield %x1 : f32
+  } -> tensor<2x2x4x64xf32>
+  %rows = tensor.collapse_shape %x [[0, 1, 2], [3]] : tensor<2x2x4x64xf32> into tensor<16x64xf32>
+  %sum = linalg.generic {indexing_maps = [#id, #red], iterator_types = ["parallel", "reduction"]}
+      ins(%rows : tensor<16x64xf32>) outs(%init : tensor<16xf32>) {
+  ^bb0(%v: f32, %o: f32):
+    %r = arith.addf %o, %v : f32
+    linalg.yield %r : f32
+  } -> tensor<16xf32>
+  %sum4 = tensor.expand_shape %sum [[0, 1, 2, 3]] output_shape [2, 2, 4, 1] : tensor<16xf32> into tensor<2x2x4x1xf32>
+  %eb = tensor.empty() : tensor<2x2x4x64xbf16>
+  %p = linalg.generic {indexing_maps = [#id4, #row4, #id4], iterator_types = ["parallel", "parallel", "parallel", "parallel"]}
+      ins(%x, %sum4 : tensor<2x2x4x64xf32>, tensor<2x2x4x1xf32>) outs(%eb : tensor<2x2x4x64xbf16>) {
+  ^bb0(%v: f32, %t: f32, %o: bf16):
+    %d = arith.divf %v, %t : f32
+    %b = arith.truncf %d : f32 to bf16
+    linalg.yield %b : bf16
+  } -> tensor<2x2x4x64xbf16>
+  return %p : tensor<2x2x4x64xbf16>
+}
