@@ -185,7 +185,7 @@ class Gen:
         rng = self.rng
         kinds = ["unary"] * 4 + ["binary"] * 5 + ["cast", "cast", "where", "reduce",
                  "reduce", "matmul", "einsum", "shape", "shape", "slice", "concat",
-                 "take", "scatter_add", "conv", "pool", "leaf"]
+                 "take", "scatter_add", "conv", "pool", "leaf", "linear", "softmax"]
         for _ in range(8):
             kind = rng.choice(kinds)
             if getattr(self, "op_" + kind)(p) is not None:
@@ -357,6 +357,59 @@ class Gen:
             return None
         return self.add(p, {"op": "matmul", "args": [a.id, b.id]}, batch + [m, n], t, mag,
                         a.exact and b.exact and t not in FLOATS)
+
+    def op_linear(self, p):
+        """An autocast linear layer as the exporter writes addmm (v3): bf16
+        x, w and bias widened to f32, the matmul plus the bias, rounded
+        to bf16 once (the CUDA backend's cuBLASLt bias epilogue)."""
+        rng = self.rng
+        m, k, n = self.dim(), self.dim(0), self.dim()
+        x = self.of_shape(p, [m, k], "bf16", maxmag=8)
+        trans = rng.random() < 0.5  # w stored [n, k], as nn.Linear keeps it
+        w = self.of_shape(p, [n, k] if trans else [k, n], "bf16", maxmag=8)
+        bias = self.of_shape(p, [n], "bf16", maxmag=30)
+        mag = x.mag * w.mag * max(k, 1) + bias.mag
+        if mag > LIMIT["bf16"]:
+            return None
+        wide = lambda v: self.add(p, {"op": "cast", "args": [v.id], "dtype": "f32"},
+                                  v.shape, "f32", v.mag, v.exact)
+        if trans:
+            w = self.add(p, {"op": "transpose", "args": [w.id], "perm": [1, 0]},
+                         [k, n], "bf16", w.mag, w.exact)
+        xf, wf, bf = wide(x), wide(w), wide(bias)
+        mm = self.add(p, {"op": "matmul", "args": [xf.id, wf.id]}, [m, n], "f32",
+                      x.mag * w.mag * max(k, 1))
+        args = [bf.id, mm.id] if rng.random() < 0.5 else [mm.id, bf.id]
+        s = self.add(p, {"op": "add", "args": args}, [m, n], "f32", mag)
+        return self.add(p, {"op": "cast", "args": [s.id], "dtype": "bf16"},
+                        [m, n], "bf16", mag)
+
+    def op_softmax(self, p):
+        """log_softmax over the last axis of a bf16 value widened to f32, as
+        autocast computes it: `x - max` read by the sum of exponentials and
+        by the result (tensors the CUDA backend recomputes in their
+        readers)."""
+        x = self.pick(p, lambda v: v.dtype == "bf16" and v.shape and v.shape[-1] > 0
+                      and v.mag <= 30)
+        if x is None or self.rng.random() < 0.5:
+            # Rows of 16 to 32: wide enough that a widened row (2 bytes an
+            # element read, 4 written) is worth recomputing.
+            x = self.of_shape(p, [self.dim(), self.rng.choice([16, 24, 32])], "bf16",
+                              maxmag=30)
+        shape, last = x.shape, len(x.shape) - 1
+        rows = [d if i < last else 1 for i, d in enumerate(shape)]
+        xf = self.add(p, {"op": "cast", "args": [x.id], "dtype": "f32"}, shape, "f32",
+                      x.mag, x.exact)
+        mx = self.add(p, {"op": "max", "args": [xf.id], "axes": [last], "keepdims": True},
+                      rows, "f32", x.mag, x.exact)
+        d = self.add(p, {"op": "sub", "args": [xf.id, mx.id]}, shape, "f32", 2 * x.mag)
+        e = self.add(p, {"op": "exp", "args": [d.id]}, shape, "f32", 1.0)
+        s = self.add(p, {"op": "sum", "args": [e.id], "axes": [last], "keepdims": True},
+                     rows, "f32", shape[-1])
+        ls = self.add(p, {"op": "log", "args": [s.id]}, rows, "f32",
+                      math.log(max(shape[-1], 2)))
+        return self.add(p, {"op": "sub", "args": [d.id, ls.id]}, shape, "f32",
+                        2 * x.mag + math.log(max(shape[-1], 2)))
 
     def op_einsum(self, p):
         rng = self.rng

@@ -270,8 +270,10 @@ SmallVector<Value> biasTensors(func::FuncOp func,
     groups.push_back(
         {OpBuilder::InsertPoint(entry, entry->begin()), members});
   OpBuilder b(func.getContext());
-  for (auto &[point, members] : groups) {
-    b.restoreInsertionPoint(point);
+  for (auto &group : groups) {
+    // (Named, not bound: the builder's callback below uses it.)
+    ArrayRef<size_t> members = group.second;
+    b.restoreInsertionPoint(group.first);
     const Use &first = roundings[members[0]].bias;
     auto shape =
         cast<RankedTensorType>(first.inputs[0]->get().getType()).getShape();
