@@ -16,7 +16,8 @@
 // hold at most 60% of its result's bytes (bf16 values widened to f32 and
 // a value per row, say), and whose every use (at most
 // kMaxReaders) is an input of a generic that is not a GEMM (cuBLASLt reads
-// GEMMs' operands from memory) is fused into each reader (upstream's
+// GEMMs' operands from memory) and reads each element once (a permutation
+// of the reader's loops), is fused into each reader (upstream's
 // linalg::fuseElementwiseOps) and goes. Readers made so are looked at in
 // their turn: a chain of such tensors goes whole. It runs after the
 // passes that shape kernels (fusion, split reductions, narrow storage), so
@@ -74,10 +75,14 @@ bool cheapToRecompute(linalg::GenericOp op) {
     return false;
   Value result = op->getResult(0);
   unsigned readers = 0;
+  // A reader that reads each element once (through a permutation of all
+  // its loops): one that reads it over more loops than it has (a
+  // contraction's operand) would compute it as many times over.
   auto reads = [&](OpOperand &use) {
     auto reader = dyn_cast<linalg::GenericOp>(use.getOwner());
     ++readers;
     return reader && reader.isDpsInput(&use) &&
+           reader.getMatchingIndexingMap(&use).isPermutation() &&
            failed(rankc::asGemm(reader, /*anyLayout=*/false,
                                 /*narrowInputs=*/true));
   };

@@ -199,3 +199,31 @@ func.func @softmax(%s: tensor<2x2x4x64xbf16>, %mx: tensor<2x2x4x1xf32>, %init: t
   } -> tensor<2x2x4x64xbf16>
   return %p : tensor<2x2x4x64xbf16>
 }
+
+// Kept: a reader that reads each element over a loop of its own (here 8
+// times, a contraction kept for the kernel generator would be the same)
+// would compute it 8 times over.
+// CHECK-LABEL: func.func @kept_broadcast_reader(
+// CHECK: %[[W:.*]] = linalg.generic {{.*}} ins(%arg0, %arg1 : tensor<4x64xbf16>, tensor<4x1xf32>)
+// CHECK: linalg.generic {{.*}} ins(%[[W]] : tensor<4x64xf32>)
+#b3 = affine_map<(d0, d1, d2) -> (d0, d1)>
+#o3 = affine_map<(d0, d1, d2) -> (d0, d1, d2)>
+func.func @kept_broadcast_reader(%x: tensor<4x64xbf16>, %mx: tensor<4x1xf32>) -> tensor<4x64x8xf32> {
+  %e = tensor.empty() : tensor<4x64xf32>
+  %w = linalg.generic {indexing_maps = [#id, #row, #id], iterator_types = ["parallel", "parallel"]}
+      ins(%x, %mx : tensor<4x64xbf16>, tensor<4x1xf32>) outs(%e : tensor<4x64xf32>) {
+  ^bb0(%v: bf16, %m: f32, %o: f32):
+    %wv = arith.extf %v : bf16 to f32
+    %d = arith.subf %wv, %m : f32
+    %x1 = math.exp %d : f32
+    linalg.yield %x1 : f32
+  } -> tensor<4x64xf32>
+  %e3 = tensor.empty() : tensor<4x64x8xf32>
+  %r = linalg.generic {indexing_maps = [#b3, #o3], iterator_types = ["parallel", "parallel", "parallel"]}
+      ins(%w : tensor<4x64xf32>) outs(%e3 : tensor<4x64x8xf32>) {
+  ^bb0(%v: f32, %o: f32):
+    %s = math.sqrt %v : f32
+    linalg.yield %s : f32
+  } -> tensor<4x64x8xf32>
+  return %r : tensor<4x64x8xf32>
+}

@@ -210,7 +210,8 @@ def RankcGpuRecomputeCheapTensors : Pass<"rankc-gpu-recompute-cheap-tensors", "m
     permutation (its init not read), whose inputs hold at most 60% of the
     result's bytes (a value widened from bf16, a row's statistic broadcast,
     a one-hot made from indices), and whose every use, at most four, is an
-    input of a generic other than a GEMM, is fused into each of those
+    input of a generic other than a GEMM that reads each element once
+    (through a permutation of its loops), is fused into each of those
     readers (upstream's linalg::fuseElementwiseOps) and erased: its readers
     read its small inputs instead of its large result, which is never
     written. Readers made so are considered in their turn, so a chain of
