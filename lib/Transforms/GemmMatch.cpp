@@ -283,8 +283,8 @@ void rankc::stageStridedOperands(
   }
 }
 
-func::FuncOp rankc::declareGemm(OpBuilder &b, ModuleOp module,
-                                StringRef name, bool block, bool bias) {
+func::FuncOp rankc::declareGemm(OpBuilder &b, ModuleOp module, StringRef name,
+                                bool block, bool bias) {
   if (auto gemm = module.lookupSymbol<func::FuncOp>(name))
     return gemm;
   OpBuilder::InsertionGuard guard(b);
@@ -331,12 +331,9 @@ func::CallOp rankc::replaceByGemmCall(OpBuilder &b, linalg::LinalgOp op,
   int32_t dtype = gemmDType(aType.getElementType());
   if (narrowOut)
     dtype |= RANKC_GEMM_NARROW_C;
-  SmallVector<Value> args = {pa,          pb,
-                             pc,          i64c(g.batch),
-                             i64c(g.m),   i64c(g.n),
-                             i64c(g.k),   i32c(dtype),
-                             i32c(accumulate), i32c(g.transA),
-                             i32c(g.transB),   i32c(precision),
+  SmallVector<Value> args = {pa, pb, pc, i64c(g.batch), i64c(g.m), i64c(g.n),
+                             i64c(g.k), i32c(dtype), i32c(accumulate),
+                             i32c(g.transA), i32c(g.transB), i32c(precision),
                              i32c(g.broadcastB)};
   if (bias)
     args.push_back(ptr(bias));

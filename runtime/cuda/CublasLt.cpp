@@ -213,9 +213,9 @@ Plan &planFor(int32_t dtype, int64_t batch, int64_t m, int64_t n, int64_t k,
     // sum before its one rounding; the same vector for every batch (a bias
     // batch stride of 0, cuBLASLt's default). Its address is set per call.
     cublasLtEpilogue_t epilogue = CUBLASLT_EPILOGUE_BIAS;
-    check(lt().cublasLtMatmulDescSetAttribute(
-              p.desc, CUBLASLT_MATMUL_DESC_EPILOGUE, &epilogue,
-              sizeof epilogue),
+    check(lt().cublasLtMatmulDescSetAttribute(p.desc,
+                                              CUBLASLT_MATMUL_DESC_EPILOGUE,
+                                              &epilogue, sizeof epilogue),
           "cublasLtMatmulDescSetAttribute");
     int32_t biasType = inputs;
     check(lt().cublasLtMatmulDescSetAttribute(
@@ -278,9 +278,9 @@ void matmul(const Plan &p, const cublasLtMatmulAlgo_t &algo, int64_t a,
     // (Read when the call is enqueued: plans of one shape share the
     // descriptor, each call sets its own vector.)
     const void *vector = reinterpret_cast<const void *>(bias);
-    check(lt().cublasLtMatmulDescSetAttribute(
-              p.desc, CUBLASLT_MATMUL_DESC_BIAS_POINTER, &vector,
-              sizeof vector),
+    check(lt().cublasLtMatmulDescSetAttribute(p.desc,
+                                              CUBLASLT_MATMUL_DESC_BIAS_POINTER,
+                                              &vector, sizeof vector),
           "cublasLtMatmulDescSetAttribute");
   }
   check(lt().cublasLtMatmul(lt().handle, p.desc, alpha,
@@ -344,7 +344,8 @@ void tune(Plan &p, int64_t a, int64_t b, int64_t bias, size_t cBytes,
     if (p.candidates[i].state != CUBLAS_STATUS_SUCCESS ||
         p.candidates[i].workspaceSize > kWorkspace)
       continue;
-    matmul(p, algo, a, b, int64_t(scratch), bias, alpha, beta, stream); // warm-up
+    matmul(p, algo, a, b, int64_t(scratch), bias, alpha, beta,
+           stream); // warm-up
     RANKC_CU(cuEventRecord(start, stream));
     for (int r = 0; r < 3; ++r)
       matmul(p, algo, a, b, int64_t(scratch), bias, alpha, beta, stream);
@@ -428,9 +429,9 @@ namespace {
 
 /// rankc_rt_gemm, with a bias epilogue where `bias` is an address.
 void runGemm(int64_t a, int64_t b, int64_t c, int64_t bias, int64_t batch,
-          int64_t m, int64_t n, int64_t k, int32_t dtype, int32_t accumulate,
-          int32_t transA, int32_t transB, int32_t precision,
-          int32_t broadcastB) {
+             int64_t m, int64_t n, int64_t k, int32_t dtype, int32_t accumulate,
+             int32_t transA, int32_t transB, int32_t precision,
+             int32_t broadcastB) {
   CUstream stream = rankc::rt::cuda::processStream();
   if (m == 0 || n == 0 || batch == 0)
     return;
@@ -444,7 +445,7 @@ void runGemm(int64_t a, int64_t b, int64_t c, int64_t bias, int64_t batch,
                     int(dtype), int(accumulate));
   size_t elem = narrowC ? 2 : dtype == RANKC_F64 ? 8 : 4;
   if (k == 0) { // a sum over nothing
-    if (bias) // (rankc-gpu-library-calls keeps such a bias in a kernel)
+    if (bias)   // (rankc-gpu-library-calls keeps such a bias in a kernel)
       rankc::rt::fail("rankc_rt_gemm_bias: K is 0");
     if (!accumulate)
       RANKC_CU(cuMemsetD8Async(CUdeviceptr(c), 0, batch * m * n * elem, stream));
@@ -470,9 +471,9 @@ void runGemm(int64_t a, int64_t b, int64_t c, int64_t bias, int64_t batch,
                        (dtype == RANKC_BF16  ? " bf16 inputs"
                         : dtype == RANKC_F16 ? " f16 inputs"
                         : precision == 1     ? " tf32"
-                        : precision == 2 ? " bf16"
-                        : precision == 3 ? " f16"
-                                         : "") +
+                        : precision == 2     ? " bf16"
+                        : precision == 3     ? " f16"
+                                             : "") +
                        (narrowC ? " narrow out" : "") + (bias ? " bias" : "") +
                        (p.legacy ? " (cuBLAS)" : "");
     p.name = name;
@@ -495,14 +496,14 @@ extern "C" {
 /// or bf16 or f16, C f32, accumulated in f32; with RANKC_GEMM_NARROW_C, C
 /// bf16 or f16 rounded from that f32 sum); precision 0 (exact),
 /// 1 (TF32), 2 (BF16) or 3 (F16) for f32 (2 and 3 are exact on inputs
-/// that are bf16 or f16 values: rankc-gpu-narrow-contractions); broadcastB: one B for every b. Device
-/// addresses.
+/// that are bf16 or f16 values: rankc-gpu-narrow-contractions); broadcastB: one
+/// B for every b. Device addresses.
 void rankc_rt_gemm(int64_t a, int64_t b, int64_t c, int64_t batch, int64_t m,
                    int64_t n, int64_t k, int32_t dtype, int32_t accumulate,
                    int32_t transA, int32_t transB, int32_t precision,
                    int32_t broadcastB) {
   runGemm(a, b, c, 0, batch, m, n, k, dtype, accumulate, transA, transB,
-       precision, broadcastB);
+          precision, broadcastB);
 }
 
 /// rankc_rt_gemm with a narrow C (RANKC_GEMM_NARROW_C in dtype, no

@@ -127,10 +127,9 @@ Rounding roundingOf(linalg::LinalgOp op, const Gemm &g) {
   }
   auto round = dyn_cast_or_null<linalg::GenericOp>(next);
   if (!round || !round->hasAttr(rankc::kGemmResult) ||
-      !op->hasAttr(rankc::kNarrowOperands) ||
-      round.getNumDpsInputs() < 1 || round.getNumDpsInputs() > 2 ||
-      round.getDpsInputs()[0] != c || round.getNumDpsInits() != 1 ||
-      !rankc::zeroFillOf(op, c))
+      !op->hasAttr(rankc::kNarrowOperands) || round.getNumDpsInputs() < 1 ||
+      round.getNumDpsInputs() > 2 || round.getDpsInputs()[0] != c ||
+      round.getNumDpsInits() != 1 || !rankc::zeroFillOf(op, c))
     return {};
   auto out = dyn_cast<MemRefType>(round.getDpsInits()[0].getType());
   Type narrow = getElementTypeOrSelf(op.getDpsInputOperand(0)->get().getType());
@@ -228,8 +227,7 @@ struct GpuLibraryCallsPass
         gemmBias->setAttr(rankc::kStreamOrdered, b.getUnitAttr());
       }
       rankc::replaceByGemmCall(b, op, g, bias ? gemmBias : gemm, code,
-                               round ? round.getDpsInits()[0] : Value(),
-                               bias);
+                               round ? round.getDpsInits()[0] : Value(), bias);
       if (round)
         round->erase();
     }

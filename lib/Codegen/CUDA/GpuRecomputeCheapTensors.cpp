@@ -172,9 +172,9 @@ bool recompute(linalg::GenericOp op, RewriterBase &rewriter) {
     // of `op`, whose result expanded back nobody reads.)
     Operation *clone = rewriter.clone(*op);
     FailureOr<linalg::CollapseResult> collapsed =
-        linalg::collapseOpIterationDims(
-            cast<linalg::LinalgOp>(clone), collapse.getReassociationIndices(),
-            rewriter);
+        linalg::collapseOpIterationDims(cast<linalg::LinalgOp>(clone),
+                                        collapse.getReassociationIndices(),
+                                        rewriter);
     if (failed(collapsed)) {
       rewriter.eraseOp(clone);
       return false;
@@ -222,8 +222,7 @@ bool recompute(linalg::GenericOp op, RewriterBase &rewriter) {
 }
 
 struct GpuRecomputeCheapTensors
-    : rankc::impl::RankcGpuRecomputeCheapTensorsBase<
-          GpuRecomputeCheapTensors> {
+    : rankc::impl::RankcGpuRecomputeCheapTensorsBase<GpuRecomputeCheapTensors> {
   void runOnOperation() override {
     IRRewriter rewriter(&getContext());
     // In program order: a reader made by fusing comes where its reader

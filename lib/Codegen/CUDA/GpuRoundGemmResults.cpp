@@ -67,7 +67,7 @@ bool zeros(Value init) {
 /// from inputs it reads through one map, the bias's (a parameter rounded
 /// to bf16, as the exporter writes it, or bf16 already).
 struct Use {
-  Value bias; // null: no bias
+  Value bias;                      // null: no bias
   SmallVector<Operation *> slice;  // in block order
   SmallVector<OpOperand *> inputs; // the reader's inputs `slice` reads
   AffineMap map;                   // theirs: the reader's loops to the bias
@@ -215,9 +215,9 @@ std::optional<Rounding> roundingOf(linalg::LinalgOp gemm, Type narrow,
   // One bias for every reader, read of the result itself.
   if (!r.reshapes.empty() ||
       (uses.size() > 1 && !llvm::all_of(uses, [&](const Use &u) {
-        return u.bias && u.slice.empty() &&
-               u.inputs[0]->get() == uses[0].inputs[0]->get();
-      })))
+         return u.bias && u.slice.empty() &&
+                u.inputs[0]->get() == uses[0].inputs[0]->get();
+       })))
     return std::nullopt;
   for (auto [reader, use] : llvm::zip(r.readers, uses)) {
     std::optional<AffineMap> m = biasMap(gemm, reader, use.map);
@@ -262,13 +262,12 @@ SmallVector<Value> biasTensors(func::FuncOp func,
     if (arguments)
       atStart[{shape.getShape(), r.narrow}].push_back(i);
     else
-      groups.push_back({OpBuilder::InsertPoint(r.gemm->getBlock(),
-                                               r.gemm->getIterator()),
-                        {i}});
+      groups.push_back(
+          {OpBuilder::InsertPoint(r.gemm->getBlock(), r.gemm->getIterator()),
+           {i}});
   }
   for (auto &[key, members] : atStart)
-    groups.push_back(
-        {OpBuilder::InsertPoint(entry, entry->begin()), members});
+    groups.push_back({OpBuilder::InsertPoint(entry, entry->begin()), members});
   OpBuilder b(func.getContext());
   for (auto &group : groups) {
     // (Named, not bound: the builder's callback below uses it.)

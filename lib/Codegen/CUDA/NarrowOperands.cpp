@@ -376,8 +376,7 @@ struct ForwardYieldedInputs : OpRewritePattern<linalg::GenericOp> {
       OpOperand *in = op.getMatchingOpOperand(arg);
       if (!op.isDpsInput(in) || in->get().getType() != result.getType() ||
           !op.getMatchingIndexingMap(in).isIdentity() ||
-          !op.getIndexingMapMatchingResult(cast<OpResult>(result))
-               .isIdentity())
+          !op.getIndexingMapMatchingResult(cast<OpResult>(result)).isIdentity())
         continue;
       rewriter.replaceAllUsesWith(result, in->get());
       changed = true;
