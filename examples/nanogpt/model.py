@@ -17,15 +17,23 @@ class Block(nn.Module):
         self.qkv, self.proj = nn.Linear(d, 3 * d), nn.Linear(d, d)
         self.fc, self.out = nn.Linear(d, 4 * d), nn.Linear(4 * d, d)
         self.heads, self.mask = heads, mask
+        # True: PyTorch's fused attention (F.scaled_dot_product_attention,
+        # flash attention on the GPU), as nanoGPT runs; the same function.
+        # The exporter traces the written-out form (flash False).
+        self.flash = False
 
     def attention(self, x):
         B, T, C = x.shape
         q, k, v = self.qkv(x).split(C, dim=2)
         shape = (B, T, self.heads, C // self.heads)
         q, k, v = (t.view(shape).transpose(1, 2) for t in (q, k, v))
-        a = (q @ k.transpose(-2, -1)) * (1.0 / math.sqrt(k.size(-1)))
-        a = a.masked_fill(~self.mask[:T, :T], float("-inf")).softmax(dim=-1)
-        return self.proj((a @ v).transpose(1, 2).reshape(B, T, C))
+        if self.flash:
+            y = F.scaled_dot_product_attention(q, k, v, is_causal=True)
+        else:
+            a = (q @ k.transpose(-2, -1)) * (1.0 / math.sqrt(k.size(-1)))
+            a = a.masked_fill(~self.mask[:T, :T], float("-inf")).softmax(dim=-1)
+            y = a @ v
+        return self.proj(y.transpose(1, 2).reshape(B, T, C))
 
     def forward(self, x):
         x = x + self.attention(self.ln1(x))
