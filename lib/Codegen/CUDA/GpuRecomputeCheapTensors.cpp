@@ -14,14 +14,22 @@
 // A generic (on tensors) that is all parallel, has one result written
 // through a permutation and never reads that result's init, whose inputs
 // hold at most 60% of its result's bytes (bf16 values widened to f32 and
-// a value per row, say), and whose every use (at most
-// kMaxReaders) is an input of a generic that is not a GEMM (cuBLASLt reads
-// GEMMs' operands from memory) and reads each element once (a permutation
-// of the reader's loops), is fused into each reader (upstream's
-// linalg::fuseElementwiseOps) and goes. Readers made so are looked at in
-// their turn: a chain of such tensors goes whole. It runs after the
-// passes that shape kernels (fusion, split reductions, narrow storage), so
-// it only ever removes a tensor and its kernel; the values are the same.
+// a value per row, say) or at most as many (and a sixteenth, for a mask)
+// read as the result is written (attention's masked, scaled scores: each
+// reader then reads as many bytes, in the same order, and the producer's
+// read and write go), and whose every use (at most kMaxReaders) is an
+// input of a generic that is not a GEMM (cuBLASLt reads GEMMs' operands
+// from memory) and reads each element once (a permutation of the reader's
+// loops; directly, through a collapse its loops can take, or through an
+// expansion that only adds unit dimensions: a reduction's keepdim row), is
+// fused into each reader (upstream's linalg::fuseElementwiseOps) and goes.
+// Readers made so are looked at in their turn: a chain of such tensors
+// goes whole. It runs twice: right after fusion, while attention's
+// softmax is still in the exporter's 4-d shapes (rankc-gpu-collapse-dims
+// would join the scores' rows and columns, which the mask's map cannot
+// follow), and after the passes that shape kernels (split reductions,
+// narrow storage), which make more tensors cheap (f32 stored as bf16). It
+// only ever removes a tensor and its kernel; the values are the same.
 //
 //===----------------------------------------------------------------------===//
 
@@ -57,6 +65,64 @@ int64_t bytesOf(Type type) {
   return t.getNumElements() * ((bits + 7) / 8);
 }
 
+/// For an expand_shape that only adds unit dimensions, whether each of its
+/// result's dimensions is one of its source's (the others are 1); empty if
+/// it splits a dimension.
+SmallVector<bool> keptDims(tensor::ExpandShapeOp expand) {
+  RankedTensorType src = expand.getSrcType(), dst = expand.getResultType();
+  if (!src.hasStaticShape() || !dst.hasStaticShape())
+    return {};
+  SmallVector<bool> kept(dst.getRank(), false);
+  for (auto [i, group] : llvm::enumerate(expand.getReassociationIndices())) {
+    auto it = llvm::find_if(group, [&](int64_t d) {
+      return dst.getDimSize(d) == src.getDimSize(i);
+    });
+    if (it == group.end() || llvm::any_of(group, [&](int64_t d) {
+          return d != *it && dst.getDimSize(d) != 1;
+        }))
+      return {};
+    kept[*it] = true;
+  }
+  return kept;
+}
+
+/// The generics reading `expand` (unit dimensions added) read its source,
+/// the unit dimensions dropped from their maps: each such map result is a
+/// loop of extent 1 or the constant 0.
+LogicalResult readPastUnitExpand(tensor::ExpandShapeOp expand,
+                                 RewriterBase &rewriter) {
+  SmallVector<bool> kept = keptDims(expand);
+  if (kept.empty())
+    return failure();
+  for (OpOperand &use : llvm::make_early_inc_range(expand->getUses())) {
+    auto reader = dyn_cast<linalg::GenericOp>(use.getOwner());
+    if (!reader)
+      return failure();
+    AffineMap map = reader.getMatchingIndexingMap(&use);
+    SmallVector<int64_t> ranges = reader.getStaticLoopRanges();
+    SmallVector<AffineExpr> results;
+    for (auto [i, e] : llvm::enumerate(map.getResults())) {
+      if (kept[i]) {
+        results.push_back(e);
+        continue;
+      }
+      auto d = dyn_cast<AffineDimExpr>(e);
+      auto c = dyn_cast<AffineConstantExpr>(e);
+      if (!(d && ranges[d.getPosition()] == 1) && !(c && c.getValue() == 0))
+        return failure();
+    }
+    SmallVector<AffineMap> maps = reader.getIndexingMapsArray();
+    maps[use.getOperandNumber()] =
+        AffineMap::get(map.getNumDims(), 0, results, reader.getContext());
+    rewriter.modifyOpInPlace(reader, [&] {
+      use.set(expand.getSrc());
+      reader.setIndexingMapsAttr(rewriter.getAffineMapArrayAttr(maps));
+    });
+  }
+  rewriter.eraseOp(expand);
+  return success();
+}
+
 /// Whether `op` is made more cheaply in each of its readers than stored.
 bool cheapToRecompute(linalg::GenericOp op) {
   if (!op.hasPureTensorSemantics() || op->getNumResults() != 1 ||
@@ -65,13 +131,25 @@ bool cheapToRecompute(linalg::GenericOp op) {
       op.payloadUsesValueFromOperand(op.getDpsInitOperand(0)))
     return false;
   int64_t out = bytesOf(op->getResult(0).getType()), in = 0;
-  for (Value v : op.getDpsInputs()) {
-    int64_t b = bytesOf(v.getType());
+  AffineMap resultMap = op.getIndexingMapsArray().back();
+  // Whether every input of more than an eighth of the result's bytes is
+  // read as the result is written (same map): its readers then read it as
+  // they read the result, in the same order, no more bytes.
+  bool sameLayout = true;
+  for (OpOperand *v : op.getDpsInputOperands()) {
+    int64_t b = bytesOf(v->get().getType());
     if (b < 0)
       return false;
     in += b;
+    if (8 * b > out && op.getMatchingIndexingMap(v) != resultMap)
+      sameLayout = false;
   }
-  if (out < 0 || 5 * in > 3 * out) // at most 60%: bf16 and a row's values
+  if (out < 0)
+    return false;
+  // At most 60% (bf16 and a row's values): each reader reads less. Or at
+  // most the result's bytes (and a sixteenth: a mask) in the result's
+  // layout: each reader reads as much, and the producer's kernel goes.
+  if (5 * in > 3 * out && !(sameLayout && 16 * in <= 17 * out))
     return false;
   Value result = op->getResult(0);
   unsigned readers = 0;
@@ -87,6 +165,13 @@ bool cheapToRecompute(linalg::GenericOp op) {
                                 /*narrowInputs=*/true));
   };
   for (OpOperand &use : result.getUses()) {
+    // Through an expansion that only adds unit dimensions (a reduction's
+    // keepdim row, [.., 1, n]): its readers can read the op's result.
+    if (auto expand = dyn_cast<tensor::ExpandShapeOp>(use.getOwner())) {
+      if (keptDims(expand).empty() || !llvm::all_of(expand->getUses(), reads))
+        return false;
+      continue;
+    }
     // Through a collapse of dimensions that op's loops can take (a
     // reduction's rows collapsed by rankc-gpu-collapse-dims): computed
     // collapsed for those readers.
@@ -159,6 +244,12 @@ LogicalResult withoutUnitBroadcasts(linalg::GenericOp op,
 /// readers are looked at as they are.
 bool recompute(linalg::GenericOp op, RewriterBase &rewriter) {
   Value result = op->getResult(0);
+  // Readers through an expansion that only adds unit dimensions read
+  // `op` itself.
+  for (Operation *user : llvm::to_vector(result.getUsers()))
+    if (auto expand = dyn_cast<tensor::ExpandShapeOp>(user))
+      if (failed(readPastUnitExpand(expand, rewriter)))
+        return false;
   // Readers through a collapse: `op` with its loops collapsed the same
   // way computes the collapsed tensor, and is recomputed in them.
   for (Operation *user : llvm::to_vector(result.getUsers())) {

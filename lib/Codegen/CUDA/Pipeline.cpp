@@ -31,6 +31,11 @@ void rankc::buildCudaLoweringPipeline(mlir::OpPassManager &pm,
   buildTensorFusionPipeline(pm);
   // A constant pad (fill, then the interior inserted) as one kernel.
   pm.addNestedPass<func::FuncOp>(createRankcGpuPadsAsGenerics());
+  // Tensors made from no more than they hold, read as they are written
+  // (attention's masked scores, exp(x - max)), computed in their readers
+  // while the softmax is in its 4-d shapes (again below, once more are
+  // cheap).
+  pm.addNestedPass<func::FuncOp>(createRankcGpuRecomputeCheapTensors());
   // Loops the GPU mapping can take (three), then reductions with too few
   // outputs as trees of parallel stages.
   pm.addNestedPass<func::FuncOp>(createRankcGpuCollapseDims());

@@ -81,6 +81,9 @@ class Exporter(Ops):
         self.count = 0
         self.updates = {}  # buffer placeholder -> its new value (batch norm)
         self.widened = {}  # fx node -> its f32 cast, while an opmath op translates
+        # nll_loss_backward's [N, C] result -> (keep, G): its rows' sums, each
+        # row's one non-zero -(keep * G), for log_softmax's backward.
+        self.onehot_rows = {}
 
     @staticmethod
     def dtype_name(dt):

@@ -21,7 +21,14 @@ def _log_softmax_default(self, n, a, shape, dtype):
 def _log_softmax_backward_data_default(self, n, a, shape, dtype):
     # grad - exp(y) * sum(grad)
     g, y, d = self.ids[a[0]], self.ids[a[1]], a[2]
-    s = self.add("sum", [g], axes=[d], keepdims=True)
+    if g in self.onehot_rows and d in (1, -1):
+        # The gradient of an NLL loss: one non-zero a row, so its sum is that
+        # value, exactly; made per row, not read from an [N, C] tensor (on the
+        # GPU the one-hot then lives only in the kernel that reads it).
+        keep, G = self.onehot_rows[g]
+        s = self.add("neg", [self.add("mul", [keep, G])])
+    else:
+        s = self.add("sum", [g], axes=[d], keepdims=True)
     return self.add("sub", [g, self.add("mul", [self.add("exp", [y]), s])])
 
 def _onehot(self, target, classes, xshape, tdtype, ignore):
@@ -79,7 +86,10 @@ def nll_loss_backward_default(self, n, a, shape, dtype):
         keep = self.reshape(keep, [xs[0], 1])
         if reduction == 0:
             G = self.reshape(G, [xs[0], 1])
-    return self.add("neg", [self.add("mul", [self.add("mul", [hot, keep]), G])])
+    r = self.add("neg", [self.add("mul", [self.add("mul", [hot, keep]), G])])
+    if len(xs) == 2:
+        self.onehot_rows[r] = (keep, G)
+    return r
 
 @aten("mse_loss.default", opmath=True)
 def mse_loss_default(self, n, a, shape, dtype):

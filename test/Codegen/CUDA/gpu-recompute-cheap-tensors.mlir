@@ -62,20 +62,21 @@ func.func @log_softmax(%x: tensor<4x64xbf16>, %mx: tensor<4x1xf32>, %init: tenso
   return %picked, %grad : tensor<4xf32>, tensor<4x64xf32>
 }
 
-// Kept: a producer whose input is as large as its result (two readers read
-// one stored tensor rather than its input twice), one a GEMM reads
+// Kept: a producer whose input is as large as its result but read
+// transposed (its readers would read it across rows), one a GEMM reads
 // (cuBLASLt reads operands from memory), one that five ops read, and one
 // the function returns.
 // CHECK-LABEL: func.func @kept(
-// CHECK: %[[SAME:.*]] = linalg.generic {{.*}} ins(%arg2 : tensor<4x64xf32>)
+// CHECK: %[[SAME:.*]] = linalg.generic {{.*}} ins(%arg4 : tensor<64x4xf32>)
 // CHECK: linalg.generic {{.*}} ins(%[[SAME]] : tensor<4x64xf32>)
 // CHECK: linalg.generic {{.*}} ins(%[[SAME]] : tensor<4x64xf32>)
 // CHECK-COUNT-3: linalg.generic {{.*}} ins(%arg0, %arg1 : tensor<4x64xbf16>, tensor<4x1xf32>) outs(%{{.*}} : tensor<4x64xf32>)
 // CHECK: return
-func.func @kept(%x: tensor<4x64xbf16>, %mx: tensor<4x1xf32>, %y: tensor<4x64xf32>, %w: tensor<64x64xf32>) -> (tensor<4x64xf32>, tensor<4x64xf32>, tensor<4x64xf32>, tensor<4x64xf32>, tensor<4x64xf32>, tensor<4x64xf32>, tensor<4x64xf32>, tensor<4x64xf32>, tensor<4x64xf32>, tensor<4x64xf32>) {
+#tr = affine_map<(d0, d1) -> (d1, d0)>
+func.func @kept(%x: tensor<4x64xbf16>, %mx: tensor<4x1xf32>, %y: tensor<4x64xf32>, %w: tensor<64x64xf32>, %yt: tensor<64x4xf32>) -> (tensor<4x64xf32>, tensor<4x64xf32>, tensor<4x64xf32>, tensor<4x64xf32>, tensor<4x64xf32>, tensor<4x64xf32>, tensor<4x64xf32>, tensor<4x64xf32>, tensor<4x64xf32>, tensor<4x64xf32>) {
   %e = tensor.empty() : tensor<4x64xf32>
-  %same = linalg.generic {indexing_maps = [#id, #id], iterator_types = ["parallel", "parallel"]}
-      ins(%y : tensor<4x64xf32>) outs(%e : tensor<4x64xf32>) {
+  %same = linalg.generic {indexing_maps = [#tr, #id], iterator_types = ["parallel", "parallel"]}
+      ins(%yt : tensor<64x4xf32>) outs(%e : tensor<4x64xf32>) {
   ^bb0(%v: f32, %o: f32):
     %x1 = math.exp %v : f32
     linalg.yield %x1 : f32
@@ -226,4 +227,85 @@ func.func @kept_broadcast_reader(%x: tensor<4x64xbf16>, %mx: tensor<4x1xf32>) ->
     linalg.yield %s : f32
   } -> tensor<4x64x8xf32>
   return %r : tensor<4x64x8xf32>
+}
+
+// Made from as many bytes as it holds, read as it is written: attention's
+// masked, scaled scores (f32 from the f32 scores and a [64, 64] mask), read
+// by the row maximum through an expansion that only adds the keepdim unit
+// dimension, and by exp(x - max). Both compute them from the scores: each
+// reads as many bytes as before, and the producer's kernel (a read and a
+// write of the scores) goes. The maximum reads the scores without the unit
+// dimension (its d3, of extent 1).
+// CHECK-LABEL: func.func @same_layout(
+// CHECK-SAME: %[[SC:[a-z0-9]+]]: tensor<2x3x64x64xf32>, %[[MASK:[a-z0-9]+]]: tensor<64x64xi1>
+// CHECK: %[[MAX:.*]] = linalg.generic {indexing_maps = [#{{.*}}, #{{.*}}, #{{.*}}], iterator_types = ["parallel", "parallel", "parallel", "parallel", "reduction"]} ins(%[[MASK]], %[[SC]] : tensor<64x64xi1>, tensor<2x3x64x64xf32>) outs(%{{.*}} : tensor<2x3x64x1xf32>)
+// CHECK: arith.select
+// CHECK: arith.maximumf
+// CHECK: linalg.generic {{.*}} ins(%[[MASK]], %[[SC]], %[[MAX]] : tensor<64x64xi1>, tensor<2x3x64x64xf32>, tensor<2x3x64x1xf32>)
+// CHECK: arith.select
+// CHECK: math.exp
+// CHECK-NOT: linalg.generic
+#m45 = affine_map<(d0, d1, d2, d3) -> (d2, d3)>
+#i5 = affine_map<(d0, d1, d2, d3, d4) -> (d0, d1, d2, d3, d4)>
+#r5 = affine_map<(d0, d1, d2, d3, d4) -> (d0, d1, d2, d3)>
+func.func @same_layout(%s: tensor<2x3x64x64xf32>, %mask: tensor<64x64xi1>, %init: tensor<2x3x64x1xf32>) -> (tensor<2x3x64x1xf32>, tensor<2x3x64x64xf32>) {
+  %e = tensor.empty() : tensor<2x3x64x64xf32>
+  %scale = arith.constant 0.125 : bf16
+  %ninf = arith.constant 0xFF80 : bf16
+  %m = linalg.generic {indexing_maps = [#m45, #id4, #id4], iterator_types = ["parallel", "parallel", "parallel", "parallel"]}
+      ins(%mask, %s : tensor<64x64xi1>, tensor<2x3x64x64xf32>) outs(%e : tensor<2x3x64x64xf32>) {
+  ^bb0(%k: i1, %v: f32, %o: f32):
+    %b = arith.truncf %v : f32 to bf16
+    %x = arith.mulf %b, %scale : bf16
+    %y = arith.select %k, %ninf, %x : bf16
+    %w = arith.extf %y : bf16 to f32
+    linalg.yield %w : f32
+  } -> tensor<2x3x64x64xf32>
+  %x5 = tensor.expand_shape %m [[0], [1], [2, 3], [4]] output_shape [2, 3, 64, 1, 64] : tensor<2x3x64x64xf32> into tensor<2x3x64x1x64xf32>
+  %max = linalg.generic {indexing_maps = [#i5, #r5], iterator_types = ["parallel", "parallel", "parallel", "parallel", "reduction"]}
+      ins(%x5 : tensor<2x3x64x1x64xf32>) outs(%init : tensor<2x3x64x1xf32>) {
+  ^bb0(%v: f32, %o: f32):
+    %r = arith.maximumf %o, %v : f32
+    linalg.yield %r : f32
+  } -> tensor<2x3x64x1xf32>
+  %ex = linalg.generic {indexing_maps = [#id4, #row4, #id4], iterator_types = ["parallel", "parallel", "parallel", "parallel"]}
+      ins(%m, %max : tensor<2x3x64x64xf32>, tensor<2x3x64x1xf32>) outs(%e : tensor<2x3x64x64xf32>) {
+  ^bb0(%v: f32, %t: f32, %o: f32):
+    %d = arith.subf %v, %t : f32
+    %x1 = math.exp %d : f32
+    linalg.yield %x1 : f32
+  } -> tensor<2x3x64x64xf32>
+  return %max, %ex : tensor<2x3x64x1xf32>, tensor<2x3x64x64xf32>
+}
+
+// Kept: made from more bytes than it holds (an f32 tensor rounded to bf16
+// for two readers: each would read twice the bytes).
+// CHECK-LABEL: func.func @kept_wider_input(
+// CHECK: %[[B:.*]] = linalg.generic {{.*}} ins(%arg0 : tensor<4x64xf32>)
+// CHECK: linalg.generic {{.*}} ins(%[[B]] : tensor<4x64xbf16>)
+// CHECK: linalg.generic {{.*}} ins(%[[B]] : tensor<4x64xbf16>)
+func.func @kept_wider_input(%x: tensor<4x64xf32>) -> (tensor<4x64xf32>, tensor<4x64xf32>) {
+  %eb = tensor.empty() : tensor<4x64xbf16>
+  %b = linalg.generic {indexing_maps = [#id, #id], iterator_types = ["parallel", "parallel"]}
+      ins(%x : tensor<4x64xf32>) outs(%eb : tensor<4x64xbf16>) {
+  ^bb0(%v: f32, %o: bf16):
+    %t = arith.truncf %v : f32 to bf16
+    linalg.yield %t : bf16
+  } -> tensor<4x64xbf16>
+  %e = tensor.empty() : tensor<4x64xf32>
+  %r1 = linalg.generic {indexing_maps = [#id, #id], iterator_types = ["parallel", "parallel"]}
+      ins(%b : tensor<4x64xbf16>) outs(%e : tensor<4x64xf32>) {
+  ^bb0(%v: bf16, %o: f32):
+    %w = arith.extf %v : bf16 to f32
+    %x1 = math.exp %w : f32
+    linalg.yield %x1 : f32
+  } -> tensor<4x64xf32>
+  %r2 = linalg.generic {indexing_maps = [#id, #id], iterator_types = ["parallel", "parallel"]}
+      ins(%b : tensor<4x64xbf16>) outs(%e : tensor<4x64xf32>) {
+  ^bb0(%v: bf16, %o: f32):
+    %w = arith.extf %v : bf16 to f32
+    %x1 = math.log %w : f32
+    linalg.yield %x1 : f32
+  } -> tensor<4x64xf32>
+  return %r1, %r2 : tensor<4x64xf32>, tensor<4x64xf32>
 }
