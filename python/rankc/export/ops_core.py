@@ -2,6 +2,7 @@
 reductions, softmax, GELU and layer norm, each with its backward."""
 import torch
 
+from .builder import _meta
 from .registry import Unsupported, aten
 
 BINARY = {"add.Tensor": "add", "sub.Tensor": "sub", "mul.Tensor": "mul",
@@ -49,11 +50,60 @@ def softmax(self, n, a, shape, dtype):
     return self.add("div", [e, self.add("sum", [e], axes=[d], keepdims=True)])
 
 
+# Ops that only view, copy or round a tensor, element for element.
+_SAME_ELEMENTS = ("view", "_unsafe_view", "_reshape_alias", "reshape", "clone", "detach",
+                  "expand", "_to_copy", "contiguous", "alias")
+
+
+def _source(node):
+    """`node` through ops that keep its elements (views, copies, casts)."""
+    import math
+    numel = math.prod(_meta(node).shape)
+    while isinstance(node, torch.fx.Node) and node.args and \
+            getattr(node.target, "__name__", "").split(".")[0] in _SAME_ELEMENTS:
+        src = node.args[0]
+        if not isinstance(src, torch.fx.Node) or math.prod(_meta(src).shape) != numel:
+            break  # (an expand that broadcasts)
+        node = src
+    return node
+
+
+def _attention_row_dots(self, g, y, d):
+    """sum(g * y) along the last axis, where y = softmax(S) and g is the
+    gradient of y reaching it through O = y @ V (g = dO @ V^T): sum_d(dO *
+    O), as flash attention computes it. It reads two [.., T, head] tensors
+    instead of two [.., T, T]. None where the graph is not that."""
+    if d not in (-1, len(_meta(y).shape) - 1):
+        return None
+    mm = _source(g)
+    if getattr(mm.target, "__name__", "") != "bmm.default":
+        return None
+    dO, vt = mm.args
+    if getattr(vt.target, "__name__", "") != "transpose.int" or \
+            sorted(a % 3 for a in vt.args[1:]) != [1, 2]:
+        return None
+    v, p = vt.args[0], _source(y)
+    outs = [u for u in v.users if getattr(u.target, "__name__", "") == "bmm.default"
+            and u.args[1] is v and _source(u.args[0]) is p]
+    if len(outs) != 1 or list(_meta(outs[0]).shape) != list(_meta(dO).shape):
+        return None
+    # f32 only: a bf16 O (autocast's) is rounded, and the sum from it is
+    # bf16's noise away from PyTorch's (5 autocast SGD steps of the
+    # transformer block moved the loss by 8e-5).
+    if any(self.dtype_of(x) != "f32" for x in (dO, outs[0], y)):
+        return None
+    dots = self.add("sum", [self.add("mul", [self.ids[dO], self.ids[outs[0]]])], axes=[2],
+                    keepdims=True, name="attention_row_dots")
+    return self.reshape(dots, list(_meta(y).shape[:-1]) + [1])
+
+
 @aten("_softmax_backward_data.default", opmath=True)
 def softmax_backward(self, n, a, shape, dtype):
     # y * (g - sum(g * y)) along the axis
     g, y, d = self.ids[a[0]], self.ids[a[1]], a[2]
-    s_ = self.add("sum", [self.add("mul", [g, y])], axes=[d], keepdims=True)
+    s_ = _attention_row_dots(self, a[0], a[1], d)
+    if s_ is None:
+        s_ = self.add("sum", [self.add("mul", [g, y])], axes=[d], keepdims=True)
     return self.add("mul", [y, self.add("sub", [g, s_])])
 
 
