@@ -53,6 +53,14 @@ for tool in ["ld.gold", "ld.lld"]:
 for tool in ["cmake", "ninja", "make"]:
     if shutil.which(tool):
         config.available_features.add(tool)
+# MLIR's JIT runner and its utilities (execution tests of single passes).
+_llvm_lib = os.path.join(config.llvm_tools_dir, "..", "lib")
+_runner_libs = [os.path.join(_llvm_lib, f"lib{n}.so") for n in ("mlir_runner_utils", "mlir_c_runner_utils")]
+if os.path.exists(os.path.join(config.llvm_tools_dir, "mlir-runner")) and \
+        all(os.path.exists(l) for l in _runner_libs):
+    config.available_features.add("mlir-runner")
+    config.substitutions.append(("%mlir_runner_utils", _runner_libs[0]))
+    config.substitutions.append(("%mlir_c_runner_utils", _runner_libs[1]))
 if shutil.which("mpiexec.mpich"):
     config.available_features.add("mpich")
 # Generated programs run as root on CI machines: MPICH allows it.
