@@ -162,6 +162,11 @@ FailureOr<Gemm> rankc::asGemm(linalg::LinalgOp op, bool anyLayout,
   g.m = product(m);
   g.n = product(n);
   g.k = product(k);
+  // The same where M and N are unit dimensions only (a keepdim row: the
+  // [rows, 1, n] reads of attention's backward sums, once its producers
+  // are recomputed in it).
+  if (g.m == 1 && g.n == 1)
+    return failure();
   return g;
 }
 

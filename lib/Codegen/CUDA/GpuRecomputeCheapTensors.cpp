@@ -24,7 +24,9 @@
 // expansion that only adds unit dimensions: a reduction's keepdim row), is
 // fused into each reader (upstream's linalg::fuseElementwiseOps) and goes.
 // Readers made so are looked at in their turn: a chain of such tensors
-// goes whole. It runs twice: right after fusion, while attention's
+// goes whole. A generic of several results (fusion's multi-output kernels)
+// whose results are each cheap on their own is split into one per result
+// first. It runs twice: right after fusion, while attention's
 // softmax is still in the exporter's 4-d shapes (rankc-gpu-collapse-dims
 // would join the scores' rows and columns, which the mask's map cannot
 // follow), and after the passes that shape kernels (split reductions,
@@ -73,15 +75,16 @@ SmallVector<bool> keptDims(tensor::ExpandShapeOp expand) {
   if (!src.hasStaticShape() || !dst.hasStaticShape())
     return {};
   SmallVector<bool> kept(dst.getRank(), false);
-  for (auto [i, group] : llvm::enumerate(expand.getReassociationIndices())) {
-    auto it = llvm::find_if(group, [&](int64_t d) {
-      return dst.getDimSize(d) == src.getDimSize(i);
-    });
-    if (it == group.end() || llvm::any_of(group, [&](int64_t d) {
-          return d != *it && dst.getDimSize(d) != 1;
+  for (auto it : llvm::enumerate(expand.getReassociationIndices())) {
+    int64_t size = src.getDimSize(it.index());
+    const ReassociationIndices &group = it.value();
+    auto keptAt = llvm::find_if(
+        group, [&](int64_t d) { return dst.getDimSize(d) == size; });
+    if (keptAt == group.end() || llvm::any_of(group, [&](int64_t d) {
+          return d != *keptAt && dst.getDimSize(d) != 1;
         }))
       return {};
-    kept[*it] = true;
+    kept[*keptAt] = true;
   }
   return kept;
 }
@@ -312,6 +315,62 @@ bool recompute(linalg::GenericOp op, RewriterBase &rewriter) {
   return done;
 }
 
+/// A generic of several results (fusion's multi-output kernels: layer
+/// norm's backward yields x_hat, dy * gamma and dy together) split into
+/// one copy per used result, placed after it, each with only the inputs
+/// its result needs (upstream's erase of unused results and operands), if
+/// every copy is cheap to recompute on its own; the first copy, or null
+/// (`op` as it was).
+Operation *splitIntoCheap(linalg::GenericOp op, RewriterBase &rewriter) {
+  if (op->getNumResults() < 2 || !op.hasPureTensorSemantics() ||
+      op.getNumReductionLoops() != 0 ||
+      llvm::any_of(op.getDpsInitsMutable(), [&](OpOperand &init) {
+        return op.payloadUsesValueFromOperand(&init);
+      }))
+    return nullptr;
+  rewriter.setInsertionPointAfter(op);
+  SmallVector<Operation *> copies;
+  SmallVector<std::pair<OpOperand *, unsigned>> moved;
+  for (OpResult r : op->getResults()) {
+    if (r.use_empty())
+      continue;
+    Operation *copy = rewriter.clone(*op);
+    copies.push_back(copy);
+    for (OpOperand &use : llvm::make_early_inc_range(r.getUses())) {
+      moved.push_back({&use, r.getResultNumber()});
+      rewriter.modifyOpInPlace(use.getOwner(), [&] {
+        use.set(copy->getResult(r.getResultNumber()));
+      });
+    }
+  }
+  RewritePatternSet patterns(op->getContext());
+  linalg::populateEraseUnusedOperandsAndResultsPatterns(patterns);
+  (void)applyOpPatternsGreedily(copies, std::move(patterns));
+  // The copies, as the patterns left them: the ops the moved uses read.
+  SmallVector<linalg::GenericOp> pieces;
+  for (auto [use, n] : moved) {
+    auto piece = use->get().getDefiningOp<linalg::GenericOp>();
+    if (piece && !llvm::is_contained(pieces, piece))
+      pieces.push_back(piece);
+  }
+  bool cheap = pieces.size() > 1 && llvm::all_of(pieces, [](auto piece) {
+    return piece->getNumResults() == 1 && cheapToRecompute(piece);
+  });
+  if (!cheap) {
+    for (const auto &move : moved)
+      rewriter.modifyOpInPlace(move.first->getOwner(), [&] {
+        move.first->set(op->getResult(move.second));
+      });
+    for (auto piece : pieces)
+      if (piece->use_empty())
+        rewriter.eraseOp(piece);
+    return nullptr;
+  }
+  Operation *first = op->getNextNode();
+  rewriter.eraseOp(op);
+  return first;
+}
+
 struct GpuRecomputeCheapTensors
     : rankc::impl::RankcGpuRecomputeCheapTensorsBase<GpuRecomputeCheapTensors> {
   void runOnOperation() override {
@@ -321,8 +380,13 @@ struct GpuRecomputeCheapTensors
     for (Block &block : getOperation().getBody()) {
       for (Operation *op = &block.front(); op;) {
         auto generic = dyn_cast<linalg::GenericOp>(op);
-        if (!generic || !cheapToRecompute(generic)) {
+        if (!generic) {
           op = op->getNextNode();
+          continue;
+        }
+        if (!cheapToRecompute(generic)) {
+          Operation *first = splitIntoCheap(generic, rewriter);
+          op = first ? first : op->getNextNode();
           continue;
         }
         recompute(generic, rewriter);

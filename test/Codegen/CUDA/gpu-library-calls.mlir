@@ -117,10 +117,13 @@ func.func @shared_weight(%dy: memref<4x8x5xf32>, %w: memref<8x6xf32>, %dx: memre
 }
 
 // Left to the kernel generator: f16 (accumulates in f16 here), an output
-// whose groups interleave (ibj: not [batch, m, n]), and a batch of dot
-// products (no M, no N: a row reduction, not a GEMM).
+// whose groups interleave (ibj: not [batch, m, n]), and batches of dot
+// products (no M, no N: a row reduction, not a GEMM), also where a unit
+// dimension of the output and one operand (a keepdim row) would be an N of 1.
 // CHECK-LABEL: func.func @kept(
 // CHECK-NOT: call @rankc_rt_gemm
+// CHECK: linalg.generic
+// CHECK-SAME: ins(%arg12, %arg13 : memref<16x32xbf16>, memref<16x1x32xbf16>)
 // CHECK: linalg.generic
 // CHECK-SAME: ins(%arg9, %arg10 : memref<16x32xf32>, memref<16x32xf32>)
 // CHECK: linalg.matmul ins(%arg0, %arg1 : memref<8x16xf16>
@@ -129,7 +132,18 @@ func.func @shared_weight(%dy: memref<4x8x5xf32>, %w: memref<8x6xf32>, %dx: memre
 func.func @kept(%a: memref<8x16xf16>, %b: memref<16x4xf16>, %c: memref<8x4xf16>,
                 %big: memref<8x32xf32>, %b32: memref<16x4xf32>, %c32: memref<8x4xf32>,
                 %x: memref<3x2x7xf32>, %y: memref<3x7x5xf32>, %o: memref<2x3x5xf32>,
-                %r1: memref<16x32xf32>, %r2: memref<16x32xf32>, %dots: memref<16xf32>) {
+                %r1: memref<16x32xf32>, %r2: memref<16x32xf32>, %dots: memref<16xf32>,
+                %n1: memref<16x32xbf16>, %n2: memref<16x1x32xbf16>, %ndots: memref<16x1xf32>) {
+  linalg.generic {indexing_maps = [affine_map<(b, u, k) -> (b, k)>, affine_map<(b, u, k) -> (b, u, k)>, affine_map<(b, u, k) -> (b, u)>],
+                  iterator_types = ["parallel", "parallel", "reduction"]}
+      ins(%n1, %n2 : memref<16x32xbf16>, memref<16x1x32xbf16>) outs(%ndots : memref<16x1xf32>) {
+  ^bb0(%p: bf16, %q: bf16, %acc: f32):
+    %pw = arith.extf %p : bf16 to f32
+    %qw = arith.extf %q : bf16 to f32
+    %m = arith.mulf %pw, %qw : f32
+    %s = arith.addf %acc, %m : f32
+    linalg.yield %s : f32
+  }
   linalg.generic {indexing_maps = [affine_map<(b, k) -> (b, k)>, affine_map<(b, k) -> (b, k)>, affine_map<(b, k) -> (b)>],
                   iterator_types = ["parallel", "reduction"]}
       ins(%r1, %r2 : memref<16x32xf32>, memref<16x32xf32>) outs(%dots : memref<16xf32>) {

@@ -4,7 +4,8 @@
 // read it in turn) compiled for this machine by upstream's passes and run
 // (mlir-runner), before and after the pass: the same bits. After it the
 // chain is three generics (max, sum, probabilities), each computing the
-// masked scores from the scores.
+// masked scores from the scores; layer norm's backward (a generic of two
+// results, split) two.
 // REQUIRES: mlir-runner
 // DEFINE: %{lower} = -one-shot-bufferize=bufferize-function-boundaries -convert-linalg-to-loops -convert-scf-to-cf -expand-strided-metadata -lower-affine -finalize-memref-to-llvm -convert-math-to-llvm -convert-arith-to-llvm -convert-cf-to-llvm -convert-func-to-llvm -convert-index-to-llvm -reconcile-unrealized-casts
 // RUN: mlir-opt %s %{lower} | mlir-runner -e main -entry-point-result=void -shared-libs=%mlir_runner_utils,%mlir_c_runner_utils | grep -v base@ > %t.ref
@@ -16,6 +17,10 @@
 // VAL-NEXT: 1.09375
 // CHECK-LABEL: func.func @softmax(
 // CHECK-COUNT-3: linalg.generic {{.*}} ins(%arg1, %arg0
+// CHECK-NOT: linalg.generic
+// CHECK: return
+// CHECK-LABEL: func.func @lnb(
+// CHECK-COUNT-2: linalg.generic {{.*}} ins(%arg
 // CHECK-NOT: linalg.generic
 // CHECK: return
 #id4 = affine_map<(d0, d1, d2, d3) -> (d0, d1, d2, d3)>
@@ -72,6 +77,67 @@ func.func @softmax(%s: tensor<4x4x4x64xf32>, %mask: tensor<4x64xi1>) -> (tensor<
   return %max, %sum, %p : tensor<4x4x4x1xf32>, tensor<4x4x4x1xf32>, tensor<4x4x4x64xf32>
 }
 
+
+// Layer norm's backward as fusion leaves it: x_hat and dy * gamma yielded
+// by one generic, read by a row reduction and the final op; split and
+// recomputed in both.
+#row2 = affine_map<(d0, d1) -> (d0, 0)>
+#col2 = affine_map<(d0, d1) -> (d1)>
+#red2 = affine_map<(d0, d1) -> (d0)>
+func.func @lnb(%x: tensor<64x64xf32>, %dy: tensor<64x64xbf16>, %mean: tensor<64x1xf32>, %rstd: tensor<64x1xf32>, %g: tensor<64xf32>) -> (tensor<64xf32>, tensor<64x64xf32>) {
+  %e = tensor.empty() : tensor<64x64xf32>
+  %p:2 = linalg.generic {indexing_maps = [#id2, #id2, #row2, #row2, #col2, #id2, #id2], iterator_types = ["parallel", "parallel"]}
+      ins(%x, %dy, %mean, %rstd, %g : tensor<64x64xf32>, tensor<64x64xbf16>, tensor<64x1xf32>, tensor<64x1xf32>, tensor<64xf32>) outs(%e, %e : tensor<64x64xf32>, tensor<64x64xf32>) {
+  ^bb0(%xv: f32, %dv: bf16, %m: f32, %r: f32, %gv: f32, %o1: f32, %o2: f32):
+    %c = arith.subf %xv, %m : f32
+    %xh = arith.mulf %c, %r : f32
+    %dw = arith.extf %dv : bf16 to f32
+    %dg = arith.mulf %dw, %gv : f32
+    linalg.yield %xh, %dg : f32, f32
+  } -> (tensor<64x64xf32>, tensor<64x64xf32>)
+  %zero = arith.constant 0.0 : f32
+  %i0 = tensor.empty() : tensor<64xf32>
+  %init = linalg.fill ins(%zero : f32) outs(%i0 : tensor<64xf32>) -> tensor<64xf32>
+  %s = linalg.generic {indexing_maps = [#id2, #id2, #red2], iterator_types = ["parallel", "reduction"]}
+      ins(%p#0, %p#1 : tensor<64x64xf32>, tensor<64x64xf32>) outs(%init : tensor<64xf32>) {
+  ^bb0(%a: f32, %b: f32, %o: f32):
+    %m = arith.mulf %a, %b : f32
+    %t = arith.addf %o, %m : f32
+    linalg.yield %t : f32
+  } -> tensor<64xf32>
+  %out = linalg.generic {indexing_maps = [#id2, #id2, #red2, #id2], iterator_types = ["parallel", "parallel"]}
+      ins(%p#1, %p#0, %s : tensor<64x64xf32>, tensor<64x64xf32>, tensor<64xf32>) outs(%e : tensor<64x64xf32>) {
+  ^bb0(%b: f32, %a: f32, %t: f32, %o: f32):
+    %m = arith.mulf %a, %t : f32
+    %d = arith.subf %b, %m : f32
+    linalg.yield %d : f32
+  } -> tensor<64x64xf32>
+  return %s, %out : tensor<64xf32>, tensor<64x64xf32>
+}
+
+/// sin(0.37 i + 0.11 j + phase) of a [64, 64] tensor.
+func.func @pattern(%phase: f32) -> tensor<64x64xf32> {
+  %e = tensor.empty() : tensor<64x64xf32>
+  %t = linalg.generic {indexing_maps = [#id2], iterator_types = ["parallel", "parallel"]} outs(%e : tensor<64x64xf32>) {
+  ^bb0(%o: f32):
+    %i = linalg.index 0 : index
+    %j = linalg.index 1 : index
+    %ii = arith.index_cast %i : index to i32
+    %jj = arith.index_cast %j : index to i32
+    %fi = arith.sitofp %ii : i32 to f32
+    %fj = arith.sitofp %jj : i32 to f32
+    %a = arith.constant 0.37 : f32
+    %b = arith.constant 0.11 : f32
+    %x = arith.mulf %fi, %a : f32
+    %y = arith.mulf %fj, %b : f32
+    %z = arith.addf %x, %y : f32
+    %w = arith.addf %z, %phase : f32
+    %v = math.sin %w : f32
+    linalg.yield %v : f32
+  } -> tensor<64x64xf32>
+  return %t : tensor<64x64xf32>
+}
+
 func.func private @printMemrefF32(tensor<*xf32>)
 
 func.func @main() {
@@ -117,5 +183,23 @@ func.func @main() {
   call @printMemrefF32(%u0) : (tensor<*xf32>) -> ()
   call @printMemrefF32(%u1) : (tensor<*xf32>) -> ()
   call @printMemrefF32(%u2) : (tensor<*xf32>) -> ()
+  %ph0 = arith.constant 0.0 : f32
+  %ph1 = arith.constant 1.3 : f32
+  %x = call @pattern(%ph0) : (f32) -> tensor<64x64xf32>
+  %dyf = call @pattern(%ph1) : (f32) -> tensor<64x64xf32>
+  %eb = tensor.empty() : tensor<64x64xbf16>
+  %dy = linalg.generic {indexing_maps = [#id2, #id2], iterator_types = ["parallel", "parallel"]} ins(%dyf : tensor<64x64xf32>) outs(%eb : tensor<64x64xbf16>) {
+  ^bb0(%v: f32, %o: bf16):
+    %t = arith.truncf %v : f32 to bf16
+    linalg.yield %t : bf16
+  } -> tensor<64x64xbf16>
+  %sl = tensor.extract_slice %x[0, 0] [64, 1] [1, 1] : tensor<64x64xf32> to tensor<64x1xf32>
+  %sr = tensor.extract_slice %dyf[0, 3] [64, 1] [1, 1] : tensor<64x64xf32> to tensor<64x1xf32>
+  %gm = tensor.extract_slice %x[5, 0] [1, 64] [1, 1] : tensor<64x64xf32> to tensor<64xf32>
+  %ls, %lo = call @lnb(%x, %dy, %sl, %sr, %gm) : (tensor<64x64xf32>, tensor<64x64xbf16>, tensor<64x1xf32>, tensor<64x1xf32>, tensor<64xf32>) -> (tensor<64xf32>, tensor<64x64xf32>)
+  %u3 = tensor.cast %ls : tensor<64xf32> to tensor<*xf32>
+  %u4 = tensor.cast %lo : tensor<64x64xf32> to tensor<*xf32>
+  call @printMemrefF32(%u3) : (tensor<*xf32>) -> ()
+  call @printMemrefF32(%u4) : (tensor<*xf32>) -> ()
   return
 }

@@ -309,3 +309,76 @@ func.func @kept_wider_input(%x: tensor<4x64xf32>) -> (tensor<4x64xf32>, tensor<4
   } -> tensor<4x64xf32>
   return %r1, %r2 : tensor<4x64xf32>, tensor<4x64xf32>
 }
+
+// A generic of several results, each cheap on its own: layer norm's
+// backward as fusion leaves it, x_hat = (x - mean) * rstd and dy * gamma
+// yielded together and read by a row reduction and the final elementwise
+// op. Split into one copy per result, each with the inputs it needs, and
+// both recomputed in both readers: no generic yields two [64, 64] tensors.
+// CHECK-LABEL: func.func @split(
+// CHECK-NOT: -> (tensor<64x64xf32>, tensor<64x64xf32>)
+// CHECK: %[[S:.*]] = linalg.generic {{.*}} iterator_types = ["parallel", "reduction"]} ins(%arg0, %arg2, %arg3, %arg1, %arg4 : tensor<64x64xf32>, tensor<64x1xf32>, tensor<64x1xf32>, tensor<64x64xbf16>, tensor<64xf32>)
+// CHECK: linalg.generic {{.*}} ins(%arg1, %arg4, %arg0, %arg2, %arg3, %[[S]] :
+// CHECK-NOT: linalg.generic
+#col = affine_map<(d0, d1) -> (d1)>
+func.func @split(%x: tensor<64x64xf32>, %dy: tensor<64x64xbf16>, %mean: tensor<64x1xf32>, %rstd: tensor<64x1xf32>, %g: tensor<64xf32>, %init: tensor<64xf32>) -> (tensor<64xf32>, tensor<64x64xf32>) {
+  %e = tensor.empty() : tensor<64x64xf32>
+  %p:2 = linalg.generic {indexing_maps = [#id, #id, #row, #row, #col, #id, #id], iterator_types = ["parallel", "parallel"]}
+      ins(%x, %dy, %mean, %rstd, %g : tensor<64x64xf32>, tensor<64x64xbf16>, tensor<64x1xf32>, tensor<64x1xf32>, tensor<64xf32>) outs(%e, %e : tensor<64x64xf32>, tensor<64x64xf32>) {
+  ^bb0(%xv: f32, %dv: bf16, %m: f32, %r: f32, %gv: f32, %o1: f32, %o2: f32):
+    %c = arith.subf %xv, %m : f32
+    %xh = arith.mulf %c, %r : f32
+    %dw = arith.extf %dv : bf16 to f32
+    %dg = arith.mulf %dw, %gv : f32
+    linalg.yield %xh, %dg : f32, f32
+  } -> (tensor<64x64xf32>, tensor<64x64xf32>)
+  %s = linalg.generic {indexing_maps = [#id, #id, #red], iterator_types = ["parallel", "reduction"]}
+      ins(%p#0, %p#1 : tensor<64x64xf32>, tensor<64x64xf32>) outs(%init : tensor<64xf32>) {
+  ^bb0(%a: f32, %b: f32, %o: f32):
+    %m = arith.mulf %a, %b : f32
+    %t = arith.addf %o, %m : f32
+    linalg.yield %t : f32
+  } -> tensor<64xf32>
+  %out = linalg.generic {indexing_maps = [#id, #id, #red, #id], iterator_types = ["parallel", "parallel"]}
+      ins(%p#1, %p#0, %s : tensor<64x64xf32>, tensor<64x64xf32>, tensor<64xf32>) outs(%e : tensor<64x64xf32>) {
+  ^bb0(%b: f32, %a: f32, %t: f32, %o: f32):
+    %m = arith.mulf %a, %t : f32
+    %d = arith.subf %b, %m : f32
+    linalg.yield %d : f32
+  } -> tensor<64x64xf32>
+  return %s, %out : tensor<64xf32>, tensor<64x64xf32>
+}
+
+// Kept whole: one of its results is read by a GEMM (cuBLASLt reads it from
+// memory), so the copies would read x twice.
+// CHECK-LABEL: func.func @split_kept(
+// CHECK: %{{.*}}:2 = linalg.generic
+// CHECK: } -> (tensor<64x64xf32>, tensor<64x64xf32>)
+func.func @split_kept(%x: tensor<64x64xf32>, %dy: tensor<64x64xbf16>, %mean: tensor<64x1xf32>, %rstd: tensor<64x1xf32>, %g: tensor<64xf32>, %w: tensor<64x64xf32>) -> (tensor<64x64xf32>, tensor<64x64xf32>) {
+  %e = tensor.empty() : tensor<64x64xf32>
+  %p:2 = linalg.generic {indexing_maps = [#id, #id, #row, #row, #col, #id, #id], iterator_types = ["parallel", "parallel"]}
+      ins(%x, %dy, %mean, %rstd, %g : tensor<64x64xf32>, tensor<64x64xbf16>, tensor<64x1xf32>, tensor<64x1xf32>, tensor<64xf32>) outs(%e, %e : tensor<64x64xf32>, tensor<64x64xf32>) {
+  ^bb0(%xv: f32, %dv: bf16, %m: f32, %r: f32, %gv: f32, %o1: f32, %o2: f32):
+    %c = arith.subf %xv, %m : f32
+    %xh = arith.mulf %c, %r : f32
+    %dw = arith.extf %dv : bf16 to f32
+    %dg = arith.mulf %dw, %gv : f32
+    linalg.yield %xh, %dg : f32, f32
+  } -> (tensor<64x64xf32>, tensor<64x64xf32>)
+  %z = arith.constant 0.0 : f32
+  %acc = linalg.fill ins(%z : f32) outs(%e : tensor<64x64xf32>) -> tensor<64x64xf32>
+  %mm = linalg.generic {indexing_maps = [#mA, #mB, #mC], iterator_types = ["parallel", "parallel", "reduction"]}
+      ins(%p#0, %w : tensor<64x64xf32>, tensor<64x64xf32>) outs(%acc : tensor<64x64xf32>) {
+  ^bb0(%a: f32, %b: f32, %o: f32):
+    %m = arith.mulf %a, %b : f32
+    %s = arith.addf %o, %m : f32
+    linalg.yield %s : f32
+  } -> tensor<64x64xf32>
+  %out = linalg.generic {indexing_maps = [#id, #id], iterator_types = ["parallel", "parallel"]}
+      ins(%p#1 : tensor<64x64xf32>) outs(%e : tensor<64x64xf32>) {
+  ^bb0(%b: f32, %o: f32):
+    %d = math.exp %b : f32
+    linalg.yield %d : f32
+  } -> tensor<64x64xf32>
+  return %mm, %out : tensor<64x64xf32>, tensor<64x64xf32>
+}
