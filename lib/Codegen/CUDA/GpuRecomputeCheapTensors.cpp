@@ -354,8 +354,8 @@ Operation *splitIntoCheap(linalg::GenericOp op, RewriterBase &rewriter) {
       pieces.push_back(piece);
   }
   bool cheap = pieces.size() > 1 && llvm::all_of(pieces, [](auto piece) {
-    return piece->getNumResults() == 1 && cheapToRecompute(piece);
-  });
+                 return piece->getNumResults() == 1 && cheapToRecompute(piece);
+               });
   if (!cheap) {
     for (const auto &move : moved)
       rewriter.modifyOpInPlace(move.first->getOwner(), [&] {
