@@ -114,15 +114,37 @@ struct Rounding {
   Value bias; // n values of the narrow type, or null
 };
 
+/// Copies that may come between a GEMM and its rounding and move after
+/// the rounding (the buffer placement puts a parameter's copy or a strided
+/// operand's staging wherever their buffers are free): a bound, so that
+/// the search stays linear.
+constexpr int kCopiesBetween = 4;
+
+/// Whether `copy` touches none of `buffers`' bytes. (A copy that reads C
+/// is one more reader of it: folded into the GEMM, the rounding leaves C
+/// unwritten.)
+bool apartFrom(Operation *copy, ArrayRef<Value> buffers) {
+  return llvm::all_of(copy->getOperands(), [&](Value v) {
+    return !isa<MemRefType>(v.getType()) ||
+           llvm::none_of(buffers, [&](Value b) { return mayOverlap(v, b); });
+  });
+}
+
 /// `op`'s rounding, or none. The ops without effects between them (the
 /// view of the rounded buffer) move before `op`, where the call reads that
-/// buffer's address.
+/// buffer's address; copies between them that touch none of C, the
+/// rounded buffer and the bias move after it.
 Rounding roundingOf(linalg::LinalgOp op, const Gemm &g) {
   Value c = op.getDpsInitOperand(0)->get();
   Operation *next = op->getNextNode();
-  SmallVector<Operation *> between;
-  while (next && isMemoryEffectFree(next) && next->getNumRegions() == 0) {
-    between.push_back(next);
+  SmallVector<Operation *> between, copies;
+  while (next) {
+    bool pure = isMemoryEffectFree(next) && next->getNumRegions() == 0;
+    bool copy = !pure && isa<linalg::CopyOp, gpu::MemcpyOp>(next) &&
+                next->getNumResults() == 0 && copies.size() < kCopiesBetween;
+    if (!pure && !copy)
+      break;
+    (pure ? between : copies).push_back(next);
     next = next->getNextNode();
   }
   auto round = dyn_cast_or_null<linalg::GenericOp>(next);
@@ -161,8 +183,16 @@ Rounding roundingOf(linalg::LinalgOp op, const Gemm &g) {
         !addsBias(round) || mayOverlap(d, bias))
       return {};
   }
+  SmallVector<Value> buffers{c, d};
+  if (bias)
+    buffers.push_back(bias);
+  if (!llvm::all_of(copies,
+                    [&](Operation *x) { return apartFrom(x, buffers); }))
+    return {};
   for (Operation *pure : between)
     pure->moveBefore(op);
+  for (Operation *copy : llvm::reverse(copies))
+    copy->moveAfter(round);
   // That fill (the call writes every element): the nearest write of the
   // rounded buffer before the GEMM, past the fill of C and ops without
   // effects.

@@ -41,6 +41,7 @@
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/Dialect/Linalg/Transforms/Transforms.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
+#include "mlir/IR/IRMapping.h"
 #include "mlir/IR/PatternMatch.h"
 #include "mlir/Transforms/GreedyPatternRewriteDriver.h"
 
@@ -315,12 +316,63 @@ bool recompute(linalg::GenericOp op, RewriterBase &rewriter) {
   return done;
 }
 
+/// The generic computing only result `k` of `op` (all parallel, no init
+/// read): the inputs its yielded value reads, result k's init and map, the
+/// body ops that value depends on. Null if the body has regions.
+linalg::GenericOp pieceOf(linalg::GenericOp op, unsigned k,
+                          RewriterBase &rewriter) {
+  Block *body = op.getBody();
+  if (llvm::any_of(*body, [](Operation &x) { return x.getNumRegions(); }))
+    return nullptr;
+  Value yielded = body->getTerminator()->getOperand(k);
+  // The body ops the value depends on, in order, and the inputs they read.
+  SetVector<Operation *> ops;
+  SmallVector<Value> work{yielded};
+  while (!work.empty()) {
+    Operation *def = work.pop_back_val().getDefiningOp();
+    if (!def || def->getBlock() != body || !ops.insert(def))
+      continue;
+    llvm::append_range(work, def->getOperands());
+  }
+  auto reads = [&](BlockArgument arg) {
+    return arg == yielded || llvm::any_of(ops, [&](Operation *x) {
+             return llvm::is_contained(x->getOperands(), Value(arg));
+           });
+  };
+  SmallVector<Value> inputs;
+  SmallVector<AffineMap> maps;
+  SmallVector<BlockArgument> args;
+  for (OpOperand *in : op.getDpsInputOperands()) {
+    BlockArgument arg = op.getMatchingBlockArgument(in);
+    if (!reads(arg))
+      continue;
+    inputs.push_back(in->get());
+    maps.push_back(op.getMatchingIndexingMap(in));
+    args.push_back(arg);
+  }
+  OpOperand *init = op.getDpsInitOperand(k);
+  maps.push_back(op.getMatchingIndexingMap(init));
+  SmallVector<Operation *> ordered(ops.begin(), ops.end());
+  llvm::sort(ordered,
+             [](Operation *x, Operation *y) { return x->isBeforeInBlock(y); });
+  return linalg::GenericOp::create(
+      rewriter, op.getLoc(), TypeRange{op->getResult(k).getType()}, inputs,
+      ValueRange{init->get()}, maps, op.getIteratorTypesArray(),
+      [&](OpBuilder &b, Location, ValueRange blockArgs) {
+        IRMapping map;
+        for (auto [from, to] : llvm::zip(args, blockArgs))
+          map.map(from, to);
+        for (Operation *x : ordered)
+          b.clone(*x, map);
+        linalg::YieldOp::create(b, op.getLoc(), map.lookupOrDefault(yielded));
+      });
+}
+
 /// A generic of several results (fusion's multi-output kernels: layer
 /// norm's backward yields x_hat, dy * gamma and dy together) split into
-/// one copy per used result, placed after it, each with only the inputs
-/// its result needs (upstream's erase of unused results and operands), if
-/// every copy is cheap to recompute on its own; the first copy, or null
-/// (`op` as it was).
+/// one generic per used result, placed after it, each with only the
+/// inputs and body its result needs, if every piece is cheap to recompute
+/// on its own; the first piece, or null (`op` as it was).
 Operation *splitIntoCheap(linalg::GenericOp op, RewriterBase &rewriter) {
   if (op->getNumResults() < 2 || !op.hasPureTensorSemantics() ||
       op.getNumReductionLoops() != 0 ||
@@ -329,41 +381,35 @@ Operation *splitIntoCheap(linalg::GenericOp op, RewriterBase &rewriter) {
       }))
     return nullptr;
   rewriter.setInsertionPointAfter(op);
-  SmallVector<Operation *> copies;
+  SmallVector<linalg::GenericOp> pieces;
   SmallVector<std::pair<OpOperand *, unsigned>> moved;
+  bool cheap = true;
   for (OpResult r : op->getResults()) {
     if (r.use_empty())
       continue;
-    Operation *copy = rewriter.clone(*op);
-    copies.push_back(copy);
+    linalg::GenericOp piece = pieceOf(op, r.getResultNumber(), rewriter);
+    if (!piece) {
+      cheap = false;
+      break;
+    }
+    pieces.push_back(piece);
     for (OpOperand &use : llvm::make_early_inc_range(r.getUses())) {
       moved.push_back({&use, r.getResultNumber()});
-      rewriter.modifyOpInPlace(use.getOwner(), [&] {
-        use.set(copy->getResult(r.getResultNumber()));
-      });
+      rewriter.modifyOpInPlace(use.getOwner(),
+                               [&] { use.set(piece->getResult(0)); });
     }
   }
-  RewritePatternSet patterns(op->getContext());
-  linalg::populateEraseUnusedOperandsAndResultsPatterns(patterns);
-  (void)applyOpPatternsGreedily(copies, std::move(patterns));
-  // The copies, as the patterns left them: the ops the moved uses read.
-  SmallVector<linalg::GenericOp> pieces;
-  for (auto [use, n] : moved) {
-    auto piece = use->get().getDefiningOp<linalg::GenericOp>();
-    if (piece && !llvm::is_contained(pieces, piece))
-      pieces.push_back(piece);
-  }
-  bool cheap = pieces.size() > 1 && llvm::all_of(pieces, [](auto piece) {
-                 return piece->getNumResults() == 1 && cheapToRecompute(piece);
-               });
+  cheap = cheap && pieces.size() > 1 &&
+          llvm::all_of(pieces, [](linalg::GenericOp piece) {
+            return cheapToRecompute(piece);
+          });
   if (!cheap) {
     for (const auto &move : moved)
       rewriter.modifyOpInPlace(move.first->getOwner(), [&] {
         move.first->set(op->getResult(move.second));
       });
-    for (auto piece : pieces)
-      if (piece->use_empty())
-        rewriter.eraseOp(piece);
+    for (linalg::GenericOp piece : pieces)
+      rewriter.eraseOp(piece);
     return nullptr;
   }
   Operation *first = op->getNextNode();

@@ -383,6 +383,77 @@ func.func @bf16_result_over_a(%b: memref<16x4xbf16>, %c: memref<8x4xf32>, %arena
   return
 }
 
+// Copies the buffer placement put between the GEMM and its rounding (a
+// parameter copied out, a strided operand staged) that touch neither the
+// rounding's input nor its output move after it: the rounding is still
+// the call's (from zeros: the fill of C stays right before the GEMM).
+// CHECK-LABEL: func.func @bf16_result_copies_between(
+// CHECK: call @rankc_rt_gemm({{.*}}, %c261_i32, %c0_i32
+// CHECK-NEXT: gpu.memcpy %arg4, %arg5
+// CHECK-NEXT: linalg.copy ins(%arg6 : memref<8xf32>) outs(%arg7 : memref<8xf32>)
+// CHECK-NOT: linalg.generic
+// CHECK: return
+func.func @bf16_result_copies_between(%a: memref<8x16xbf16>, %b: memref<16x4xbf16>, %c: memref<8x4xf32>, %arena: memref<64xi8>,
+                                      %p: memref<4xf32>, %q: memref<4xf32>, %r: memref<8xf32>, %t: memref<8xf32>) {
+  %z = arith.constant 0.0 : f32
+  %z16 = arith.constant 0.0 : bf16
+  %off = arith.constant 0 : index
+  %d = memref.view %arena[%off][] : memref<64xi8> to memref<8x4xbf16>
+  linalg.fill ins(%z16 : bf16) outs(%d : memref<8x4xbf16>)
+  linalg.fill ins(%z : f32) outs(%c : memref<8x4xf32>)
+  linalg.generic {indexing_maps = [#mA, #mB, #mC], iterator_types = ["parallel", "parallel", "reduction"]}
+      ins(%a, %b : memref<8x16xbf16>, memref<16x4xbf16>) outs(%c : memref<8x4xf32>) attrs = {rankc.narrow_operands = bf16} {
+  ^bb0(%x: bf16, %y: bf16, %acc: f32):
+    %xf = arith.extf %x : bf16 to f32
+    %yf = arith.extf %y : bf16 to f32
+    %m = arith.mulf %xf, %yf : f32
+    %s = arith.addf %acc, %m : f32
+    linalg.yield %s : f32
+  }
+  gpu.memcpy %p, %q : memref<4xf32>, memref<4xf32>
+  linalg.copy ins(%r : memref<8xf32>) outs(%t : memref<8xf32>)
+  linalg.generic {indexing_maps = [#id2, #id2], iterator_types = ["parallel", "parallel"]}
+      ins(%c : memref<8x4xf32>) outs(%d : memref<8x4xbf16>) attrs = {rankc.gemm_result} {
+  ^bb0(%v: f32, %o: bf16):
+    %tr = arith.truncf %v : f32 to bf16
+    linalg.yield %tr : bf16
+  }
+  return
+}
+
+// Kept as a kernel: a copy between them that reads the GEMM's f32 result
+// (folded, the rounding would leave it unwritten).
+// CHECK-LABEL: func.func @bf16_result_copy_reads_c(
+// CHECK: call @rankc_rt_gemm({{.*}}, %c5_i32, %c0_i32
+// CHECK: gpu.memcpy %arg4, %arg2
+// CHECK: linalg.generic {{.*}}rankc.gemm_result
+func.func @bf16_result_copy_reads_c(%a: memref<8x16xbf16>, %b: memref<16x4xbf16>, %c: memref<8x4xf32>, %arena: memref<64xi8>,
+                                    %keep: memref<8x4xf32>) {
+  %z = arith.constant 0.0 : f32
+  %z16 = arith.constant 0.0 : bf16
+  %off = arith.constant 0 : index
+  %d = memref.view %arena[%off][] : memref<64xi8> to memref<8x4xbf16>
+  linalg.fill ins(%z16 : bf16) outs(%d : memref<8x4xbf16>)
+  linalg.fill ins(%z : f32) outs(%c : memref<8x4xf32>)
+  linalg.generic {indexing_maps = [#mA, #mB, #mC], iterator_types = ["parallel", "parallel", "reduction"]}
+      ins(%a, %b : memref<8x16xbf16>, memref<16x4xbf16>) outs(%c : memref<8x4xf32>) attrs = {rankc.narrow_operands = bf16} {
+  ^bb0(%x: bf16, %y: bf16, %acc: f32):
+    %xf = arith.extf %x : bf16 to f32
+    %yf = arith.extf %y : bf16 to f32
+    %m = arith.mulf %xf, %yf : f32
+    %s = arith.addf %acc, %m : f32
+    linalg.yield %s : f32
+  }
+  gpu.memcpy %keep, %c : memref<8x4xf32>, memref<8x4xf32>
+  linalg.generic {indexing_maps = [#id2, #id2], iterator_types = ["parallel", "parallel"]}
+      ins(%c : memref<8x4xf32>) outs(%d : memref<8x4xbf16>) attrs = {rankc.gemm_result} {
+  ^bb0(%v: f32, %o: bf16):
+    %tr = arith.truncf %v : f32 to bf16
+    linalg.yield %tr : bf16
+  }
+  return
+}
+
 // Kept as a kernel: a rounding after a GEMM that adds to C (no zero fill:
 // a narrow C cannot accumulate).
 // CHECK-LABEL: func.func @bf16_result_accumulating(
