@@ -84,9 +84,6 @@ class Exporter(Ops):
         # nll_loss_backward's [N, C] result -> (keep, G): its rows' sums, each
         # row's one non-zero -(keep * G), for log_softmax's backward.
         self.onehot_rows = {}
-        # log_softmax's result -> (its input's fx node, axis, max, log of
-        # the sum): nll_loss gathers its targets' values from the input.
-        self.log_softmax_parts = {}
 
     @staticmethod
     def dtype_name(dt):

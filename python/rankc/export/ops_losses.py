@@ -15,9 +15,7 @@ def _log_softmax_default(self, n, a, shape, dtype):
     mx = self.add("max", [x], axes=[d], keepdims=True)
     xc = self.add("sub", [x, mx])
     lse = self.add("log", [self.add("sum", [self.add("exp", [xc])], axes=[d], keepdims=True)])
-    out = self.add("sub", [xc, lse])
-    self.log_softmax_parts[out] = (a[0], d, mx, lse)
-    return out
+    return self.add("sub", [xc, lse])
 
 @aten("_log_softmax_backward_data.default", opmath=True)
 def _log_softmax_backward_data_default(self, n, a, shape, dtype):
@@ -33,54 +31,22 @@ def _log_softmax_backward_data_default(self, n, a, shape, dtype):
         s = self.add("sum", [g], axes=[d], keepdims=True)
     return self.add("sub", [g, self.add("mul", [self.add("exp", [y]), s])])
 
-def _target_class(self, target, classes, tdtype, ignore):
-    """(valid, class): whether each target is not ignore_index, and the
-    target as a class index. A target outside [0, C) other than
-    ignore_index fails the run, as PyTorch raises: the targets go through a
-    `take` from iota(C) (the identity on valid labels), whose range check
-    names the rank, the node and the label; ignored ones are taken as 0
-    (their rows are masked by the caller)."""
+def _onehot(self, target, classes, xshape, tdtype, ignore):
+    """[N, C] (or [C]) bool: class == target. A target outside [0, C)
+    other than ignore_index fails the run, as PyTorch raises: the
+    targets go through a `take` from iota(C) (the identity on valid
+    labels), whose range check names the rank, the node and the label;
+    ignored ones are taken as 0 (their rows are masked by the caller)."""
     valid = self.add("ne", [target, self.number(ignore, tdtype)])
     safe = self.add("where", [valid, target, self.number(0, tdtype)])
-    return valid, self.add("take", [self.iota([classes], 0, tdtype), safe], axis=0,
-                           name="target_class")
-
-def _onehot(self, target, classes, xshape, tdtype, ignore):
-    """[N, C] (or [C]) bool: class == target (_target_class's checks)."""
-    _, target = _target_class(self, target, classes, tdtype, ignore)
+    target = self.add("take", [self.iota([classes], 0, tdtype), safe], axis=0,
+                      name="target_class")
     if len(xshape) == 1:
         cls = self.iota([classes], 0, tdtype)
         return self.add("eq", [cls, target])
     cls = self.iota(xshape[:2], 1, tdtype)
     t = self.reshape(target, [xshape[0], 1])
     return self.add("eq", [cls, t])
-
-def _picked_log_softmax(self, X, T, xs, dt, tdt, ignore):
-    """Each row's log-probability of its target where X = log_softmax(x)
-    over [N, C] that the exporter wrote: x[i, t] - max - log(sum), x[i, t]
-    gathered by a `take` from the flattened logits (before a widening
-    cast: the cast of one value is the value of the cast), 0 on ignored
-    rows. The same values as the row sums over a one-hot; the logits are
-    not read again (GPT-2's are 0.4 GB in bf16). None otherwise."""
-    parts = self.log_softmax_parts.get(X)
-    if parts is None or len(xs) != 2 or parts[1] not in (1, -1):
-        return None
-    from .ops_core import _source
-    src, _, mx, lse = parts
-    raw = _source(src)
-    if self.dtype_of(raw) not in ("f32", "bf16", "f16"):
-        return None
-    n, c = xs
-    valid, cls = _target_class(self, T, c, tdt, ignore)
-    if tdt != "i64":
-        cls = self.add("cast", [cls], dtype="i64")
-    rows = self.add("mul", [self.iota([n], 0, "i64"), self.number(c, "i64")])
-    v = self.add("take", [self.reshape(self.ids[raw], [n * c]), self.add("add", [rows, cls])],
-                 axis=0)
-    if self.dtype_of(raw) != dt:
-        v = self.add("cast", [v], dtype=dt)
-    lp = self.add("sub", [self.add("sub", [v, self.reshape(mx, [n])]), self.reshape(lse, [n])])
-    return self.add("where", [valid, lp, self.number(0.0, dt)])
 
 @aten("nll_loss_forward.default", opmath=True)
 def nll_loss_forward_default(self, n, a, shapes, dtypes):
@@ -92,11 +58,9 @@ def nll_loss_forward_default(self, n, a, shapes, dtypes):
         raise Unsupported("aten.nll_loss_forward over spatial dimensions")
     X, T = self.ids[x], self.ids[target]
     tdt = self.dtype_of(target)
-    picked = _picked_log_softmax(self, X, T, xs, dt, tdt, ignore)
-    if picked is None:
-        hot = _onehot(self, T, xs[-1], xs, tdt, ignore)
-        picked = self.add("sum", [self.add("where", [hot, X, self.number(0.0, dt)])],
-                          axes=[len(xs) - 1])
+    hot = _onehot(self, T, xs[-1], xs, tdt, ignore)
+    picked = self.add("sum", [self.add("where", [hot, X, self.number(0.0, dt)])],
+                      axes=[len(xs) - 1])
     keep = self.add("cast", [self.add("ne", [T, self.number(ignore, tdt)])], dtype=dt)
     losses = self.add("neg", [self.add("mul", [picked, keep])])
     total = self.add("sum", [keep])
