@@ -101,12 +101,6 @@ FailureOr<Gemm> rankc::asGemm(linalg::LinalgOp op, bool anyLayout,
       linalg::inferContractionDims(op);
   if (failed(dims))
     return failure();
-  // Batches of dot products (no M and no N: a layer norm's or softmax's
-  // backward sums of x * dy over a row) are row reductions: a kernel
-  // streams them at memory speed, a GEMM of 1 x 1 tiles does not (43 us
-  // against ~5 for 2048 rows of 1024 on an H200).
-  if (dims->m.empty() && dims->n.empty())
-    return failure();
   SmallVector<AffineMap> maps = op.getIndexingMapsArray();
   AffineMap a = maps[0], b = maps[1], c = maps[2];
   // The order of each group is the output's (batch, m, n) and A's (k).
@@ -162,9 +156,11 @@ FailureOr<Gemm> rankc::asGemm(linalg::LinalgOp op, bool anyLayout,
   g.m = product(m);
   g.n = product(n);
   g.k = product(k);
-  // The same where M and N are unit dimensions only (a keepdim row: the
-  // [rows, 1, n] reads of attention's backward sums, once its producers
-  // are recomputed in it).
+  // Batches of dot products (M and N of one element: none, or unit
+  // dimensions of a keepdim row; a layer norm's or softmax's backward sums
+  // of x * dy over a row) are row reductions: a kernel streams them at
+  // memory speed, a GEMM of 1 x 1 tiles does not (43 us against ~5 for
+  // 2048 rows of 1024 on an H200).
   if (g.m == 1 && g.n == 1)
     return failure();
   return g;

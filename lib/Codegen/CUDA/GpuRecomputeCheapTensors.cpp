@@ -325,26 +325,25 @@ linalg::GenericOp pieceOf(linalg::GenericOp op, unsigned k,
   if (llvm::any_of(*body, [](Operation &x) { return x.getNumRegions(); }))
     return nullptr;
   Value yielded = body->getTerminator()->getOperand(k);
-  // The body ops the value depends on, in order, and the inputs they read.
+  // The body ops the value depends on, and every value on the way (the
+  // block arguments among them are the inputs the piece reads).
   SetVector<Operation *> ops;
+  DenseSet<Value> used;
   SmallVector<Value> work{yielded};
   while (!work.empty()) {
-    Operation *def = work.pop_back_val().getDefiningOp();
-    if (!def || def->getBlock() != body || !ops.insert(def))
+    Value v = work.pop_back_val();
+    if (!used.insert(v).second)
       continue;
-    llvm::append_range(work, def->getOperands());
+    Operation *def = v.getDefiningOp();
+    if (def && def->getBlock() == body && ops.insert(def))
+      llvm::append_range(work, def->getOperands());
   }
-  auto reads = [&](BlockArgument arg) {
-    return arg == yielded || llvm::any_of(ops, [&](Operation *x) {
-             return llvm::is_contained(x->getOperands(), Value(arg));
-           });
-  };
   SmallVector<Value> inputs;
   SmallVector<AffineMap> maps;
   SmallVector<BlockArgument> args;
   for (OpOperand *in : op.getDpsInputOperands()) {
     BlockArgument arg = op.getMatchingBlockArgument(in);
-    if (!reads(arg))
+    if (!used.contains(arg))
       continue;
     inputs.push_back(in->get());
     maps.push_back(op.getMatchingIndexingMap(in));

@@ -1,5 +1,7 @@
 """The core of a step: elementwise ops, matmuls, views and transposes,
 reductions, softmax, GELU and layer norm, each with its backward."""
+import math
+
 import torch
 
 from .builder import _meta
@@ -57,7 +59,6 @@ _SAME_ELEMENTS = ("view", "_unsafe_view", "_reshape_alias", "reshape", "clone", 
 
 def _source(node):
     """`node` through ops that keep its elements (views, copies, casts)."""
-    import math
     numel = math.prod(_meta(node).shape)
     while isinstance(node, torch.fx.Node) and node.args and \
             getattr(node.target, "__name__", "").split(".")[0] in _SAME_ELEMENTS:
