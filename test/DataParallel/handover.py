@@ -24,13 +24,12 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, os.path.join(HERE, "..", "..", "scripts"))
 sys.path.insert(0, HERE)
 import export_torch  # noqa: E402
-from train_vs_ddp import LOSS, build, free_port, make_optimizer  # noqa: E402
+from train_vs_ddp import LOSS, build, make_optimizer, rendezvous  # noqa: E402
 from rankc.checkpoints import load_checkpoint, save_checkpoint  # noqa: E402
 
 
-def worker(r, ranks, port, kind, spec, batches, steps, start_from, save_to, out, dag, exe):
-    os.environ.update(MASTER_ADDR="127.0.0.1", MASTER_PORT=str(port))
-    dist.init_process_group("gloo", rank=r, world_size=ranks)
+def worker(r, ranks, init, kind, spec, batches, steps, start_from, save_to, out, dag, exe):
+    dist.init_process_group("gloo", init_method=init, rank=r, world_size=ranks)
     torch.set_num_threads(1)
     model, _ = build(kind, [])
     opt = make_optimizer(model, spec)
@@ -53,7 +52,7 @@ def ddp(ranks, kind, spec, batches, steps, out, start_from=None, save_to=None, d
         exe=None):
     os.makedirs(out, exist_ok=True)
     mp.spawn(worker, nprocs=ranks, join=True,
-             args=(ranks, free_port(), kind, spec, batches, steps, start_from, save_to, out,
+             args=(ranks, rendezvous(out), kind, spec, batches, steps, start_from, save_to, out,
                    dag, exe))
 
 

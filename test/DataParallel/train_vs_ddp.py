@@ -36,7 +36,6 @@ Prints one line per mismatch and "N passed, M failed"."""
 import contextlib
 import json
 import os
-import socket
 import subprocess
 import sys
 import tempfile
@@ -90,7 +89,7 @@ def make_schedule(opt, which):
     return None
 
 
-def ddp_worker(r, ranks, port, kind, spec, ignore, freeze, steps, batches, out,
+def ddp_worker(r, ranks, init, kind, spec, ignore, freeze, steps, batches, out,
                order=None, schedule=None, clip=None, norm_type=2.0, accumulate=1,
                autocast=None):
     from f32_accumulate import F32Accumulate
@@ -100,15 +99,14 @@ def ddp_worker(r, ranks, port, kind, spec, ignore, freeze, steps, batches, out,
     else:
         mode, mixed = contextlib.nullcontext(), contextlib.nullcontext
     with mode:
-        _ddp_worker(r, ranks, port, kind, spec, ignore, freeze, steps, batches, out,
+        _ddp_worker(r, ranks, init, kind, spec, ignore, freeze, steps, batches, out,
                     order, schedule, clip, norm_type, accumulate, mixed)
 
 
 
-def _ddp_worker(r, ranks, port, kind, spec, ignore, freeze, steps, batches, out,
+def _ddp_worker(r, ranks, init, kind, spec, ignore, freeze, steps, batches, out,
                 order, schedule, clip, norm_type, accumulate, mixed):
-    os.environ.update(MASTER_ADDR="127.0.0.1", MASTER_PORT=str(port))
-    dist.init_process_group("gloo", rank=r, world_size=ranks)
+    dist.init_process_group("gloo", init_method=init, rank=r, world_size=ranks)
     torch.set_num_threads(1)
     model, _ = build(kind, freeze)
     if ignore:
@@ -152,10 +150,12 @@ def _ddp_worker(r, ranks, port, kind, spec, ignore, freeze, steps, batches, out,
     dist.destroy_process_group()
 
 
-def free_port():
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
+def rendezvous(work):
+    """A gloo group's meeting place: a file in a fresh directory, not a TCP
+    port. A port picked free here can be taken by another test running
+    beside this one before rank 0 listens on it (CI saw "address already in
+    use" end a run); a file of our own cannot be."""
+    return "file://" + os.path.join(tempfile.mkdtemp(dir=work), "rendezvous")
 
 
 def main():
@@ -251,7 +251,7 @@ def main():
 
     ref = tempfile.mkdtemp(dir=work)
     mp.spawn(ddp_worker, nprocs=ranks, join=True,
-             args=(ranks, free_port(), kind, spec, ignore, freeze, steps, batches, ref,
+             args=(ranks, rendezvous(work), kind, spec, ignore, freeze, steps, batches, ref,
                    (feed, seed) if feed else None, schedule, clip, norm_type, accumulate,
                    autocast))
     passed = failed = 0

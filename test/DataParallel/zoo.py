@@ -278,10 +278,9 @@ def export_torch_carried(model):
     return names
 
 
-def ddp_worker(r, ranks, port, name, spec, steps, batches, targets, start, out):
+def ddp_worker(r, ranks, init, name, spec, steps, batches, targets, start, out):
     import torch.distributed as dist
-    os.environ.update(MASTER_ADDR="127.0.0.1", MASTER_PORT=str(port))
-    dist.init_process_group("gloo", rank=r, world_size=ranks)
+    dist.init_process_group("gloo", init_method=init, rank=r, world_size=ranks)
     torch.set_num_threads(1)
     make, _, _, loss_fn = ZOO[name]
     torch.manual_seed(0)
@@ -312,7 +311,6 @@ def train(rankc, work, ranks, name, steps, spec):
     `launch --steps`, against torch DDP (gloo) over RANKS processes with the
     same batches and targets: every parameter after the last step, and the
     last loss, must agree."""
-    import socket
     import tempfile
     import torch.multiprocessing as mp
     model, batches, targets, loss_fn, start = setup(name, ranks)
@@ -323,11 +321,10 @@ def train(rankc, work, ranks, name, steps, spec):
     if why:
         return why
     ref = tempfile.mkdtemp(dir=base)
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        port = sock.getsockname()[1]
+    # A file, not a TCP port, for gloo to meet at (train_vs_ddp.rendezvous).
+    init = "file://" + os.path.join(tempfile.mkdtemp(dir=base), "rendezvous")
     mp.spawn(ddp_worker, nprocs=ranks, join=True,
-             args=(ranks, port, name, spec, steps, batches, targets, start, ref))
+             args=(ranks, init, name, spec, steps, batches, targets, start, ref))
     for r in range(ranks):
         want = np.load(os.path.join(ref, f"rank{r}.npz"))
         for n in want.files:
