@@ -22,8 +22,16 @@
 #include "llvm/TargetParser/Host.h"
 #include "llvm/Support/raw_ostream.h"
 
+#include <cstdlib>
+
 using namespace mlir;
 using namespace rankc;
+
+/// `RANKC_GPU_ROW_CHAINS=1`: row chains as one kernel each (CudaOptions).
+static bool gpuRowChains() {
+  const char *chains = std::getenv("RANKC_GPU_ROW_CHAINS");
+  return chains && llvm::StringRef(chains) == "1";
+}
 
 /// Everything a build's outputs depend on, into the cache's key.
 static void keyCache(CompileCache &cache, const DriverOptions &o,
@@ -54,10 +62,14 @@ static void keyCache(CompileCache &cache, const DriverOptions &o,
   cache.addFile("machine", o.machine);
   cache.addFile("profile", o.profile);
   cache.add("schedule", o.bulkSynchronous ? "bulk-synchronous" : "overlap");
+  // (The switches the environment gives the pipelines.)
+  const char *plan = std::getenv("RANKC_PLAN_BUFFERS");
+  cache.add("plan-buffers", plan ? plan : "");
   if (o.target == "cuda") {
     std::string why;
     std::string toolkit = CudaOptions::findToolkit(why);
     cache.add("cuda-toolkit", toolkit);
+    cache.add("row-chains", gpuRowChains() ? "1" : "0");
     llvm::SmallString<256> ptxas(toolkit);
     llvm::sys::path::append(ptxas, "bin", "ptxas");
     llvm::sys::fs::file_status st;
@@ -177,6 +189,8 @@ int rankc::runCompile(MLIRContext &ctx, const DriverOptions &o,
     }
     if (o.precision)
       cuda.precision = *o.precision;
+    // (Row chains stay off until measured and checked on a GPU.)
+    cuda.rowChains = gpuRowChains();
     if (o.cudaChip) {
       cuda.chip = *o.cudaChip;
       cuda.features = CudaOptions::defaultFeatures(cuda.chip);

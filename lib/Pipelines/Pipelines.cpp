@@ -68,6 +68,10 @@ struct CudaPipelineOptions
       *this, "precision",
       llvm::cl::desc("f32 GEMMs: f32 (exact), tf32 or bf16"),
       llvm::cl::init("f32")};
+  Option<bool> rowChains{
+      *this, "row-chains",
+      llvm::cl::desc("Row chains as one kernel each (RowChains.h)"),
+      llvm::cl::init(false)};
 };
 } // namespace
 
@@ -100,6 +104,7 @@ void rankc::registerRankcPipelines() {
         options.format = o.format;
         options.threads = o.threads;
         options.precision = o.precision;
+        options.rowChains = o.rowChains;
         std::string why;
         options.toolkit = CudaOptions::findToolkit(why);
         buildCudaLoweringPipeline(pm, options);

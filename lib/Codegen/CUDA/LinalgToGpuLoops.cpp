@@ -12,6 +12,7 @@
 
 #include "ElementwiseVectors.h"
 #include "FillFolding.h"
+#include "RowChains.h"
 #include "WarpReductions.h"
 
 #include "mlir/Dialect/Affine/IR/AffineOps.h"
@@ -367,6 +368,14 @@ struct LinalgToGpuLoopsPass
   void runOnOperation() override {
     func::FuncOp fn = getOperation();
     IRRewriter rewriter(&getContext());
+    // Row chains first: their ops (and the fills they fold) are gone before
+    // the ops left are collected. (A chain's rows must be whole tiles of
+    // thread x, as a warp's lanes: blocks of `row-chain-lanes` threads or
+    // more.)
+    if (rowChains && rowChainLanes >= 1 && threads >= rowChainLanes &&
+        llvm::isPowerOf2_64(rowChainLanes))
+      for (const rankc::RowChain &chain : rankc::findRowChains(fn))
+        rankc::lowerRowChain(rewriter, chain, rowChainLanes);
     SmallVector<linalg::LinalgOp> ops;
     fn.walk([&](linalg::LinalgOp op) { ops.push_back(op); });
     // Fills that may fold into their reductions wait: lowered at the end

@@ -62,8 +62,10 @@ void rankc::buildCudaLoweringPipeline(mlir::OpPassManager &pm,
   // Matmuls to cuBLASLt; the rest to generated kernels.
   pm.addPass(createRankcGpuLibraryCalls(
       RankcGpuLibraryCallsOptions{options.precision}));
-  pm.addNestedPass<func::FuncOp>(createRankcLinalgToGpuLoops(
-      RankcLinalgToGpuLoopsOptions{options.threads}));
+  RankcLinalgToGpuLoopsOptions loops;
+  loops.threads = options.threads;
+  loops.rowChains = options.rowChains;
+  pm.addNestedPass<func::FuncOp>(createRankcLinalgToGpuLoops(loops));
   pm.addPass(createConvertParallelLoopToGpuPass());
   // Launch bounds and the tiling's index arithmetic folded to constants
   // and sunk into the launches (upstream's outlining no longer sinks): left

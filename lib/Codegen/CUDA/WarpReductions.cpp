@@ -105,9 +105,115 @@ bool rankc::warpReducible(linalg::GenericOp op) {
   return combiner && arith::getNeutralElement(combiner).has_value();
 }
 
-FailureOr<scf::ParallelOp>
-rankc::lowerAsWarpReduction(RewriterBase &rewriter, linalg::GenericOp op,
-                            Value start) {
+SmallVector<Value> rankc::indicesAt(OpBuilder &b, Location loc, AffineMap map,
+                                    ArrayRef<Value> idx) {
+  SmallVector<Value> indices;
+  for (AffineExpr e : map.getResults()) {
+    if (auto d = dyn_cast<AffineDimExpr>(e)) {
+      indices.push_back(idx[d.getPosition()]);
+      continue;
+    }
+    indices.push_back(affine::AffineApplyOp::create(
+        b, loc, AffineMap::get(map.getNumDims(), 0, e), idx));
+  }
+  return indices;
+}
+
+SmallVector<Value> rankc::cloneBodyAt(OpBuilder &b, linalg::GenericOp op,
+                                      ArrayRef<Value> idx, IRMapping &m) {
+  Block *body = op.getBody();
+  for (Operation &x : body->without_terminator()) {
+    if (auto i = dyn_cast<linalg::IndexOp>(x)) {
+      m.map(i.getResult(), idx[i.getDim()]);
+      continue;
+    }
+    b.clone(x, m);
+  }
+  SmallVector<Value> yielded;
+  for (Value v : body->getTerminator()->getOperands())
+    yielded.push_back(m.lookupOrDefault(v));
+  return yielded;
+}
+
+Operation *rankc::warpCombinerOf(linalg::GenericOp op) {
+  return combinerOf(op);
+}
+
+Value rankc::combineWith(OpBuilder &b, linalg::GenericOp op, Value acc,
+                         Value x) {
+  Operation *combiner = combinerOf(op);
+  BlockArgument accArg = op.getRegionOutputArgs()[0];
+  IRMapping m;
+  for (Value operand : combiner->getOperands())
+    m.map(operand, operand == accArg ? acc : x);
+  return b.clone(*combiner, m)->getResult(0);
+}
+
+Value rankc::rowTotalOnLanes(OpBuilder &b, Location loc, linalg::GenericOp op,
+                             ArrayRef<Value> at, Value lane, int64_t lanes,
+                             const InputsAt &inputs) {
+  SmallVector<int64_t> ranges = op.getStaticLoopRanges();
+  SmallVector<unsigned> reduced;
+  op.getReductionDims(reduced);
+  unsigned dim = reduced.front();
+  int64_t length = ranges[dim];
+  BlockArgument accArg = op.getRegionOutputArgs()[0];
+  TypedAttr neutral = *arith::getNeutralElement(combinerOf(op));
+  auto index = [&](OpBuilder &b, int64_t v) -> Value {
+    return arith::ConstantIndexOp::create(b, loc, v);
+  };
+
+  // Each lane: elements lane, lane + lanes, ... of the row.
+  Value first = arith::ConstantOp::create(b, loc, neutral);
+  int64_t trips = llvm::divideCeil(length, lanes);
+  auto loop = scf::ForOp::create(
+      b, loc, index(b, 0), index(b, trips), index(b, 1), ValueRange{first},
+      [&](OpBuilder &b, Location l, Value j, ValueRange iter) {
+        Value k = arith::AddIOp::create(
+            b, l, arith::MulIOp::create(b, l, j, index(b, lanes)), lane);
+        auto element = [&](OpBuilder &b) -> Value {
+          SmallVector<Value> idx(at);
+          idx[dim] = k;
+          IRMapping m;
+          inputs(b, idx, m);
+          m.map(accArg, iter[0]);
+          return cloneBodyAt(b, op, idx, m)[0];
+        };
+        if (length % lanes == 0) {
+          scf::YieldOp::create(b, l, element(b));
+          return;
+        }
+        Value inside = arith::CmpIOp::create(b, l, arith::CmpIPredicate::ult,
+                                             k, index(b, length));
+        auto guarded = scf::IfOp::create(
+            b, l, inside,
+            [&](OpBuilder &b, Location l) {
+              scf::YieldOp::create(b, l, element(b));
+            },
+            [&](OpBuilder &b, Location l) {
+              scf::YieldOp::create(b, l, iter[0]);
+            });
+        scf::YieldOp::create(b, l, guarded.getResult(0));
+      });
+
+  // The lanes' partials combined: after the butterfly every lane holds the
+  // row's total.
+  Value acc = loop.getResult(0);
+  if (lanes == 1)
+    return acc;
+  Value width = arith::ConstantIntOp::create(b, loc, lanes, 32);
+  for (int64_t offset = lanes / 2; offset >= 1; offset /= 2) {
+    Value by = arith::ConstantIntOp::create(b, loc, offset, 32);
+    auto shuffled =
+        gpu::ShuffleOp::create(b, loc, acc, by, width, gpu::ShuffleMode::XOR);
+    acc = combineWith(b, op, acc, shuffled.getShuffleResult());
+  }
+  return acc;
+}
+
+FailureOr<scf::ParallelOp> rankc::lowerAsWarpReduction(RewriterBase &rewriter,
+                                                       linalg::GenericOp op,
+                                                       Value start) {
   if (!op.hasPureBufferSemantics() || !warpReducible(op))
     return failure();
   Location loc = op.getLoc();
@@ -116,16 +222,6 @@ rankc::lowerAsWarpReduction(RewriterBase &rewriter, linalg::GenericOp op,
   op.getParallelDims(parallel);
   op.getReductionDims(reduced);
   unsigned dim = reduced.front();
-  int64_t length = ranges[dim];
-  Operation *combiner = combinerOf(op);
-  BlockArgument accArg = op.getRegionOutputArgs()[0];
-  TypedAttr neutral = *arith::getNeutralElement(combiner);
-  auto combine = [&](OpBuilder &b, Value acc, Value x) {
-    IRMapping m;
-    for (Value operand : combiner->getOperands())
-      m.map(operand, operand == accArg ? acc : x);
-    return b.clone(*combiner, m)->getResult(0);
-  };
 
   OpBuilder::InsertionGuard guard(rewriter);
   rewriter.setInsertionPoint(op);
@@ -150,79 +246,20 @@ rankc::lowerAsWarpReduction(RewriterBase &rewriter, linalg::GenericOp op,
   for (auto [i, p] : llvm::enumerate(parallel))
     at[p] = ivs[i];
 
-  // The element an operand's map picks at the loop indices `idx`.
-  auto indicesOf = [&](OpBuilder &b, AffineMap map, ArrayRef<Value> idx) {
-    SmallVector<Value> indices;
-    for (AffineExpr e : map.getResults()) {
-      if (auto d = dyn_cast<AffineDimExpr>(e)) {
-        indices.push_back(idx[d.getPosition()]);
-        continue;
-      }
-      indices.push_back(affine::AffineApplyOp::create(
-          b, loc, AffineMap::get(map.getNumDims(), 0, e), idx));
-    }
-    return indices;
-  };
-
-  // Each lane: elements lane, lane + 32, ... of the row.
   Block *body = op.getBody();
-  Value first = arith::ConstantOp::create(rewriter, loc, neutral);
-  int64_t trips = llvm::divideCeil(length, kWarp);
-  auto loop = scf::ForOp::create(
-      rewriter, loc, index(rewriter, 0), index(rewriter, trips),
-      index(rewriter, 1), ValueRange{first},
-      [&](OpBuilder &b, Location l, Value j, ValueRange iter) {
-        Value k = arith::AddIOp::create(
-            b, l, arith::MulIOp::create(b, l, j, index(b, kWarp)), lane);
-        auto element = [&](OpBuilder &b) -> Value {
-          SmallVector<Value> idx(at);
-          idx[dim] = k;
-          IRMapping m;
-          for (OpOperand *in : op.getDpsInputOperands()) {
-            Value arg = body->getArgument(in->getOperandNumber());
-            Value v = in->get();
-            if (isa<MemRefType>(v.getType()))
-              v = memref::LoadOp::create(
-                  b, l, v, indicesOf(b, op.getMatchingIndexingMap(in), idx));
-            m.map(arg, v);
-          }
-          m.map(accArg, iter[0]);
-          for (Operation &x : body->without_terminator()) {
-            if (auto i = dyn_cast<linalg::IndexOp>(x)) {
-              m.map(i.getResult(), idx[i.getDim()]);
-              continue;
-            }
-            b.clone(x, m);
-          }
-          return m.lookup(body->getTerminator()->getOperand(0));
-        };
-        if (length % kWarp == 0) {
-          scf::YieldOp::create(b, l, element(b));
-          return;
+  Value acc = rowTotalOnLanes(
+      rewriter, loc, op, at, lane, kWarp,
+      [&](OpBuilder &b, ArrayRef<Value> idx, IRMapping &m) {
+        for (OpOperand *in : op.getDpsInputOperands()) {
+          Value arg = body->getArgument(in->getOperandNumber());
+          Value v = in->get();
+          if (isa<MemRefType>(v.getType()))
+            v = memref::LoadOp::create(
+                b, loc, v,
+                indicesAt(b, loc, op.getMatchingIndexingMap(in), idx));
+          m.map(arg, v);
         }
-        Value inside = arith::CmpIOp::create(b, l, arith::CmpIPredicate::ult,
-                                             k, index(b, length));
-        auto guarded = scf::IfOp::create(
-            b, l, inside,
-            [&](OpBuilder &b, Location l) {
-              scf::YieldOp::create(b, l, element(b));
-            },
-            [&](OpBuilder &b, Location l) {
-              scf::YieldOp::create(b, l, iter[0]);
-            });
-        scf::YieldOp::create(b, l, guarded.getResult(0));
       });
-
-  // The lanes' partials combined: after the butterfly every lane holds the
-  // row's total.
-  Value acc = loop.getResult(0);
-  Value width = arith::ConstantIntOp::create(rewriter, loc, kWarp, 32);
-  for (int64_t offset = kWarp / 2; offset >= 1; offset /= 2) {
-    Value by = arith::ConstantIntOp::create(rewriter, loc, offset, 32);
-    auto shuffled = gpu::ShuffleOp::create(rewriter, loc, acc, by, width,
-                                           gpu::ShuffleMode::XOR);
-    acc = combine(rewriter, acc, shuffled.getShuffleResult());
-  }
   Value lead = arith::CmpIOp::create(rewriter, loc, arith::CmpIPredicate::eq,
                                      lane, index(rewriter, 0));
   OpOperand *init = op.getDpsInitOperand(0);
@@ -230,10 +267,10 @@ rankc::lowerAsWarpReduction(RewriterBase &rewriter, linalg::GenericOp op,
     SmallVector<Value> idx(at);
     idx[dim] = index(b, 0); // (the output's map does not read it)
     SmallVector<Value> indices =
-        indicesOf(b, op.getMatchingIndexingMap(init), idx);
+        indicesAt(b, l, op.getMatchingIndexingMap(init), idx);
     Value from =
         start ? start : memref::LoadOp::create(b, l, init->get(), indices);
-    memref::StoreOp::create(b, l, combine(b, from, acc), init->get(),
+    memref::StoreOp::create(b, l, combineWith(b, op, from, acc), init->get(),
                             indices);
     scf::YieldOp::create(b, l);
   });

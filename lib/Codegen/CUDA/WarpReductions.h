@@ -17,7 +17,9 @@
 
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
+#include "mlir/IR/IRMapping.h"
 #include "mlir/IR/PatternMatch.h"
+#include "llvm/ADT/STLFunctionalExtras.h"
 
 namespace rankc {
 
@@ -49,6 +51,42 @@ bool warpReducible(mlir::linalg::GenericOp op);
 mlir::FailureOr<mlir::scf::ParallelOp>
 lowerAsWarpReduction(mlir::RewriterBase &rewriter, mlir::linalg::GenericOp op,
                      mlir::Value start);
+
+// The pieces of a warp's reduction, shared with the row chains
+// (RowChains.h) that run several per row in one kernel.
+
+/// The indices `map` picks at the loop indices `idx`.
+llvm::SmallVector<mlir::Value> indicesAt(mlir::OpBuilder &b, mlir::Location loc,
+                                         mlir::AffineMap map,
+                                         llvm::ArrayRef<mlir::Value> idx);
+
+/// `op`'s body cloned at the loop indices `idx` (linalg.index reads them),
+/// its arguments taken from `m`; the values it yields.
+llvm::SmallVector<mlir::Value> cloneBodyAt(mlir::OpBuilder &b,
+                                           mlir::linalg::GenericOp op,
+                                           llvm::ArrayRef<mlir::Value> idx,
+                                           mlir::IRMapping &m);
+
+/// The one op that combines a warpReducible op's accumulator with each
+/// element, and that op applied to `acc` and `x`.
+mlir::Operation *warpCombinerOf(mlir::linalg::GenericOp op);
+mlir::Value combineWith(mlir::OpBuilder &b, mlir::linalg::GenericOp op,
+                        mlir::Value acc, mlir::Value x);
+
+/// Maps the body's input arguments at the loop indices `idx` (loads, or
+/// values a row chain already holds).
+using InputsAt = llvm::function_ref<void(
+    mlir::OpBuilder &, llvm::ArrayRef<mlir::Value> idx, mlir::IRMapping &)>;
+
+/// The total of a warpReducible `op`'s row at the loop indices `at` (its
+/// reduced index unused) over `lanes` lanes: lane `lane` combines elements
+/// lane, lane + lanes, ..., then the lanes' partials are combined by a
+/// butterfly of shuffles (none for one lane), after which every lane holds
+/// the total, not yet combined with the output's initial value.
+mlir::Value rowTotalOnLanes(mlir::OpBuilder &b, mlir::Location loc,
+                            mlir::linalg::GenericOp op,
+                            llvm::ArrayRef<mlir::Value> at, mlir::Value lane,
+                            int64_t lanes, const InputsAt &inputs);
 
 } // namespace rankc
 

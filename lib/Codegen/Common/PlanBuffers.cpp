@@ -56,9 +56,6 @@ using namespace mlir;
 
 namespace {
 
-constexpr llvm::StringLiteral kScratch = "rankc_rt_scratch";
-constexpr llvm::StringLiteral kScratchBytes = "rankc.scratch_bytes";
-
 /// A buffer's bytes in the plan, or -1 if it cannot be a view of a byte
 /// block (a dynamic size, a layout, a memory space, an index element).
 int64_t plannedBytes(MemRefType type) {
@@ -260,7 +257,7 @@ struct PlanBuffersPass
       if (failed(fn.insertArgument(index, blockType, DictionaryAttr(),
                                    fn.getLoc())))
         return signalPassFailure();
-      fn.setArgAttr(index, kScratchBytes,
+      fn.setArgAttr(index, rankc::kScratchBytes,
                     IntegerAttr::get(IntegerType::get(ctx, 64), bytes));
       placeInBlock(planned, fn.getArgument(index));
       for (func::CallOp call : callers.lookup(fn)) {
@@ -297,7 +294,7 @@ struct PlanBuffersPass
       if (!scratch) {
         OpBuilder b = OpBuilder::atBlockEnd(module.getBody());
         scratch = func::FuncOp::create(
-            b, module.getLoc(), kScratch,
+            b, module.getLoc(), rankc::kScratchFunction,
             b.getFunctionType({b.getI64Type()}, {rawType}));
         scratch.setPrivate();
         scratch->setAttr(LLVM::LLVMDialect::getEmitCWrapperAttrName(),
@@ -307,7 +304,7 @@ struct PlanBuffersPass
       Location loc = fn.getLoc();
       Value size = arith::ConstantIntOp::create(b, loc, bytes, 64);
       auto call = func::CallOp::create(b, loc, scratch, ValueRange{size});
-      call->setAttr(kScratchBytes, b.getI64IntegerAttr(bytes));
+      call->setAttr(rankc::kScratchBytes, b.getI64IntegerAttr(bytes));
       if (device) // (for rankc-step-memory: which memory the block is)
         call->setAttr("rankc.scratch_on_device", b.getUnitAttr());
       placeInBlock(planned, call.getResult(0));

@@ -62,7 +62,7 @@ struct StepMemoryPass
         return WalkResult::skip();
       // The planned buffers' block (rankc-plan-buffers): one for every
       // step, the largest a step function asks for.
-      if (auto bytes = op->getAttrOfType<IntegerAttr>("rankc.scratch_bytes"))
+      if (auto bytes = op->getAttrOfType<IntegerAttr>(rankc::kScratchBytes))
         scratch = std::max(scratch, bytes.getInt());
       if (op->hasAttr("rankc.scratch_on_device"))
         scratchOnDevice = true;

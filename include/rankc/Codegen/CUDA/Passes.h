@@ -49,6 +49,10 @@ struct CudaOptions {
   /// dialect (rankc-gpu-launch-to-llvm); off, they are left for the
   /// translation (`--emit ptx` reads the binaries).
   bool lowerLaunches = true;
+  /// Row chains as one kernel each (rankc-linalg-to-gpu-loops' `row-chains`;
+  /// off until the GPU check has run them: `RANKC_GPU_ROW_CHAINS=1` turns
+  /// them on in `rankc compile`).
+  bool rowChains = false;
   /// $CUDA_ROOT, $CUDA_HOME or $CUDA_PATH (the first set), else
   /// /usr/local/cuda, else where ptxas is on PATH. Empty, with `why`, when
   /// there is none (CudaToolkit.cpp).

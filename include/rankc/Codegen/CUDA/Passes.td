@@ -288,6 +288,15 @@ def RankcLinalgToGpuLoops : Pass<"rankc-linalg-to-gpu-loops", "mlir::func::FuncO
       thread moves 16 contiguous bytes at a time, which HBM needs to stream
       (ops of fewer than `min-vector-elements` elements stay scalar).
 
+    - with `row-chains`, a row chain (RowChains.h: a warp-sized row
+      reduction, then ops over the same rows that each read a row total of
+      an earlier one, such as softmax's max, sum of exponentials and
+      quotient) becomes one loop over rows and lanes: each reduction's total
+      reaches every lane through a butterfly of shuffles and the later ops
+      take it from there, each op's elements re-read from the cache instead
+      of memory. Only where no op of the chain writes bytes another one
+      touches (extents in the plan's block).
+
     `convert-parallel-loops-to-gpu` then turns each mapped loop into a
     `gpu.launch`.
   }];
@@ -308,6 +317,14 @@ def RankcLinalgToGpuLoops : Pass<"rankc-linalg-to-gpu-loops", "mlir::func::FuncO
     Option<"unroll", "unroll", "int64_t", /*default=*/"4",
            "Unroll factor of each thread's innermost sequential loop "
            "(reductions), so that several loads are in flight (1: none)">,
+    Option<"rowChains", "row-chains", "bool", /*default=*/"false",
+           "Run each row chain (a row reduction and the ops after it that "
+           "read its total: softmax's max, sum and quotient) as one kernel, "
+           "a row per `row-chain-lanes` threads (RowChains.h)">,
+    Option<"rowChainLanes", "row-chain-lanes", "int64_t", /*default=*/"32",
+           "Threads per row of a row chain: 32 (a warp) on the GPU; 1 runs "
+           "each row on one thread, without shuffles, which the CPU can "
+           "execute (the chains' value tests)">,
   ];
   let dependentDialects = ["mlir::scf::SCFDialect", "mlir::gpu::GPUDialect",
                            "mlir::affine::AffineDialect",

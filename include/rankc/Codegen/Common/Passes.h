@@ -26,6 +26,13 @@ namespace rankc {
 #define GEN_PASS_REGISTRATION
 #include "rankc/Codegen/Common/Passes.h.inc"
 
+/// rankc-plan-buffers' block of a function's buffers: the runtime's
+/// function that gives the step function its block, and the attribute (its
+/// bytes) on a part's argument that receives one from its callers. A
+/// block is memory of its own: no other buffer of the function shares it.
+inline constexpr llvm::StringLiteral kScratchFunction = "rankc_rt_scratch";
+inline constexpr llvm::StringLiteral kScratchBytes = "rankc.scratch_bytes";
+
 /// Bufferizes a program module after its messages are lowered to the
 /// runtime (tensor constants' globals in program order first).
 void buildBufferizationPipeline(mlir::OpPassManager &pm);

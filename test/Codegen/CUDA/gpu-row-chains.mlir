@@ -1,0 +1,400 @@
+// RUN: rankc-opt %s -rankc-linalg-to-gpu-loops="unroll=1 row-chains=1" | FileCheck %s
+// Off (the default), each op is a kernel of its own.
+// RUN: rankc-opt %s -rankc-linalg-to-gpu-loops="unroll=1" | FileCheck %s --check-prefix=OFF
+// The values: gpu-row-chains-values.mlir runs these functions on the CPU.
+//
+// A row chain (lib/Codegen/CUDA/RowChains.h) is one loop nest over rows and
+// the 32 lanes of a warp: each reduction's lanes combine their partials by a
+// butterfly of five shuffles, and the later ops take the row's total from
+// the register (no load of the max, the sum, the mean or the variance).
+
+// OFF-LABEL: func.func @softmax(
+// OFF-COUNT-3: {{^    }}scf.parallel
+// OFF-LABEL: func.func @layer_norm(
+
+// CHECK-LABEL: func.func @softmax(
+// CHECK-SAME:    %[[S:.*]]: memref<4x8x64xf32>, %[[MASK:.*]]: memref<8x64xi1>, %[[BLK:.*]]: memref<9216xi8>
+// CHECK:         %[[P:.*]] = memref.view %[[BLK]][%c1024{{.*}}] : memref<9216xi8> to memref<4x8x64xf32>
+// CHECK:         %[[MAX:.*]] = memref.view %[[BLK]][%c0{{.*}}] : memref<9216xi8> to memref<4x8xf32>
+// CHECK:         %[[SUM:.*]] = memref.view %[[BLK]][%c128{{.*}}] : memref<9216xi8> to memref<4x8xf32>
+// CHECK-NOT:     linalg.
+// CHECK:         {{^    }}scf.parallel
+// CHECK:           memref.load %[[S]]
+// CHECK:           arith.maximumf
+// CHECK-COUNT-5:   gpu.shuffle xor
+// CHECK:           memref.store %{{.*}}, %[[MAX]]
+// CHECK:           memref.load %[[S]]
+// CHECK:           math.exp
+// CHECK-COUNT-5:   gpu.shuffle xor
+// CHECK:           memref.store %{{.*}}, %[[SUM]]
+// CHECK:           memref.load %[[S]]
+// CHECK:           arith.divf
+// CHECK:           memref.store %{{.*}}, %[[P]]
+// CHECK-NOT:     {{^    }}scf.parallel
+// CHECK-NOT:     memref.load %[[MAX]]
+// CHECK-NOT:     memref.load %[[SUM]]
+// CHECK:         return %[[P]]
+
+// The variance accumulates where the sum was (another view of the same
+// bytes): both are values per row, at the same element of each row.
+// CHECK-LABEL: func.func @layer_norm(
+// CHECK-NOT:     linalg.
+// CHECK:         {{^    }}scf.parallel
+// CHECK-COUNT-5:   gpu.shuffle xor
+// CHECK:           arith.divf
+// CHECK:           memref.store
+// CHECK-COUNT-5:   gpu.shuffle xor
+// CHECK:           math.rsqrt
+// CHECK:           memref.store
+// CHECK:           arith.mulf
+// CHECK:           memref.store
+// CHECK-NOT:     {{^    }}scf.parallel
+// CHECK:         return
+
+// CHECK-LABEL: func.func @output_argument(
+// CHECK:         {{^    }}scf.parallel
+// CHECK-COUNT-10:  gpu.shuffle xor
+// CHECK:         {{^    }}scf.parallel
+// CHECK-NOT:       gpu.shuffle
+// CHECK:         return
+
+// CHECK-LABEL: func.func @transposed(
+// CHECK:         {{^    }}scf.parallel
+// CHECK-COUNT-5:   gpu.shuffle xor
+// CHECK:         {{^    }}scf.parallel
+// CHECK-COUNT-5:   gpu.shuffle xor
+// CHECK:           arith.divf
+// CHECK-NOT:     {{^    }}scf.parallel
+// CHECK:         return
+
+// The fill of the copy's source, the copy, then the chain.
+// CHECK-LABEL: func.func @copy_apart(
+// CHECK:         {{^    }}scf.parallel
+// CHECK:         {{^    }}scf.parallel
+// CHECK-NOT:       gpu.shuffle
+// CHECK:         {{^    }}scf.parallel
+// CHECK-COUNT-10:  gpu.shuffle xor
+// CHECK-NOT:     {{^    }}scf.parallel
+// CHECK:         return
+
+// CHECK-LABEL: func.func @copy_into_scores(
+// CHECK:         {{^    }}scf.parallel
+// CHECK-COUNT-5:   gpu.shuffle xor
+// CHECK:         {{^    }}scf.parallel
+// CHECK-NOT:       gpu.shuffle
+// CHECK:         {{^    }}scf.parallel
+// CHECK-COUNT-5:   gpu.shuffle xor
+// CHECK:           arith.divf
+// CHECK-NOT:     {{^    }}scf.parallel
+// CHECK:         return
+
+#rowR = affine_map<(d0, d1, d2) -> (d0, d1)>
+#all3 = affine_map<(d0, d1, d2) -> (d0, d1, d2)>
+#mask3 = affine_map<(d0, d1, d2) -> (d1, d2)>
+#unit3 = affine_map<(d0, d1, d2) -> (d0, d1, 0)>
+#id2 = affine_map<(d0, d1) -> (d0, d1)>
+#row2 = affine_map<(d0, d1) -> (d0)>
+#id1 = affine_map<(d0) -> (d0)>
+#rowT = affine_map<(d0, d1, d2) -> (d1, d0)>
+
+// Attention's softmax as the CUDA pipeline leaves it: the row max of the
+// masked, scaled scores, the sum of exp(x - max) reading the max through a
+// keepdim expansion, then the quotient; the max and sum in the plan's block.
+func.func @softmax(%s: memref<4x8x64xf32>, %mask: memref<8x64xi1>,
+                   %blk: memref<9216xi8> {rankc.scratch_bytes = 9216 : i64}) -> memref<4x8x64xf32> {
+  %c0 = arith.constant 0 : index
+  %c1024 = arith.constant 1024 : index
+  %p = memref.view %blk[%c1024][] : memref<9216xi8> to memref<4x8x64xf32>
+  %c128 = arith.constant 128 : index
+  %ninf = arith.constant 0xFF800000 : f32
+  %zero = arith.constant 0.0 : f32
+  %scale = arith.constant 0.125 : f32
+  %max = memref.view %blk[%c0][] : memref<9216xi8> to memref<4x8xf32>
+  linalg.fill ins(%ninf : f32) outs(%max : memref<4x8xf32>)
+  linalg.generic {indexing_maps = [#mask3, #all3, #rowR], iterator_types = ["parallel", "parallel", "reduction"]}
+      ins(%mask, %s : memref<8x64xi1>, memref<4x8x64xf32>) outs(%max : memref<4x8xf32>) {
+  ^bb0(%k: i1, %v: f32, %o: f32):
+    %x = arith.mulf %v, %scale : f32
+    %y = arith.select %k, %ninf, %x : f32
+    %m = arith.maximumf %o, %y : f32
+    linalg.yield %m : f32
+  }
+  %sum = memref.view %blk[%c128][] : memref<9216xi8> to memref<4x8xf32>
+  %max3 = memref.expand_shape %max [[0], [1, 2]] output_shape [4, 8, 1] : memref<4x8xf32> into memref<4x8x1xf32>
+  linalg.fill ins(%zero : f32) outs(%sum : memref<4x8xf32>)
+  linalg.generic {indexing_maps = [#mask3, #all3, #unit3, #rowR], iterator_types = ["parallel", "parallel", "reduction"]}
+      ins(%mask, %s, %max3 : memref<8x64xi1>, memref<4x8x64xf32>, memref<4x8x1xf32>) outs(%sum : memref<4x8xf32>) {
+  ^bb0(%k: i1, %v: f32, %t: f32, %o: f32):
+    %x = arith.mulf %v, %scale : f32
+    %y = arith.select %k, %ninf, %x : f32
+    %d = arith.subf %y, %t : f32
+    %e = math.exp %d : f32
+    %a = arith.addf %o, %e : f32
+    linalg.yield %a : f32
+  }
+  linalg.generic {indexing_maps = [#mask3, #all3, #unit3, #rowR, #all3], iterator_types = ["parallel", "parallel", "parallel"]}
+      ins(%mask, %s, %max3, %sum : memref<8x64xi1>, memref<4x8x64xf32>, memref<4x8x1xf32>, memref<4x8xf32>) outs(%p : memref<4x8x64xf32>) {
+  ^bb0(%k: i1, %v: f32, %t: f32, %l: f32, %o: f32):
+    %x = arith.mulf %v, %scale : f32
+    %y = arith.select %k, %ninf, %x : f32
+    %d = arith.subf %y, %t : f32
+    %e = math.exp %d : f32
+    %q = arith.divf %e, %l : f32
+    linalg.yield %q : f32
+  }
+  return %p : memref<4x8x64xf32>
+}
+
+// Layer norm's forward: the row sum, the mean (a value per row), the
+// variance accumulated where the sum was (the plan reuses its bytes), the
+// reciprocal standard deviation, and the normalized rows.
+func.func @layer_norm(%x: memref<32x96xf32>,
+                      %blk: memref<13312xi8> {rankc.scratch_bytes = 13312 : i64}) -> memref<32x96xf32> {
+  %c0 = arith.constant 0 : index
+  %c1024 = arith.constant 1024 : index
+  %y = memref.view %blk[%c1024][] : memref<13312xi8> to memref<32x96xf32>
+  %c128 = arith.constant 128 : index
+  %c256 = arith.constant 256 : index
+  %zero = arith.constant 0.0 : f32
+  %n = arith.constant 96.0 : f32
+  %eps = arith.constant 1.0e-5 : f32
+  %sum = memref.view %blk[%c0][] : memref<13312xi8> to memref<32xf32>
+  linalg.fill ins(%zero : f32) outs(%sum : memref<32xf32>)
+  linalg.generic {indexing_maps = [#id2, #row2], iterator_types = ["parallel", "reduction"]}
+      ins(%x : memref<32x96xf32>) outs(%sum : memref<32xf32>) {
+  ^bb0(%v: f32, %o: f32):
+    %a = arith.addf %o, %v : f32
+    linalg.yield %a : f32
+  }
+  %mean = memref.view %blk[%c128][] : memref<13312xi8> to memref<32xf32>
+  linalg.generic {indexing_maps = [#id1, #id1], iterator_types = ["parallel"]}
+      ins(%sum : memref<32xf32>) outs(%mean : memref<32xf32>) {
+  ^bb0(%v: f32, %o: f32):
+    %m = arith.divf %v, %n : f32
+    linalg.yield %m : f32
+  }
+  %var = memref.view %blk[%c0][] : memref<13312xi8> to memref<32xf32>
+  linalg.fill ins(%zero : f32) outs(%var : memref<32xf32>)
+  linalg.generic {indexing_maps = [#id2, #row2, #row2], iterator_types = ["parallel", "reduction"]}
+      ins(%x, %mean : memref<32x96xf32>, memref<32xf32>) outs(%var : memref<32xf32>) {
+  ^bb0(%v: f32, %m: f32, %o: f32):
+    %d = arith.subf %v, %m : f32
+    %s = arith.mulf %d, %d : f32
+    %a = arith.addf %o, %s : f32
+    linalg.yield %a : f32
+  }
+  %rstd = memref.view %blk[%c256][] : memref<13312xi8> to memref<32xf32>
+  linalg.generic {indexing_maps = [#id1, #id1], iterator_types = ["parallel"]}
+      ins(%var : memref<32xf32>) outs(%rstd : memref<32xf32>) {
+  ^bb0(%v: f32, %o: f32):
+    %m = arith.divf %v, %n : f32
+    %e = arith.addf %m, %eps : f32
+    %r = math.rsqrt %e : f32
+    linalg.yield %r : f32
+  }
+  linalg.generic {indexing_maps = [#id2, #row2, #row2, #id2], iterator_types = ["parallel", "parallel"]}
+      ins(%x, %mean, %rstd : memref<32x96xf32>, memref<32xf32>, memref<32xf32>) outs(%y : memref<32x96xf32>) {
+  ^bb0(%v: f32, %m: f32, %r: f32, %o: f32):
+    %d = arith.subf %v, %m : f32
+    %z = arith.mulf %d, %r : f32
+    linalg.yield %z : f32
+  }
+  return %y : memref<32x96xf32>
+}
+
+// The quotient written to an argument, which may be the scores' buffer for
+// all this function knows: the max and the sum are one kernel, the
+// quotient another.
+func.func @output_argument(%s: memref<4x8x64xf32>, %mask: memref<8x64xi1>, %out: memref<4x8x64xf32>,
+                   %blk: memref<9216xi8> {rankc.scratch_bytes = 9216 : i64}) -> memref<4x8x64xf32> {
+  %c0 = arith.constant 0 : index
+  %c1024 = arith.constant 1024 : index
+  %c128 = arith.constant 128 : index
+  %ninf = arith.constant 0xFF800000 : f32
+  %zero = arith.constant 0.0 : f32
+  %scale = arith.constant 0.125 : f32
+  %max = memref.view %blk[%c0][] : memref<9216xi8> to memref<4x8xf32>
+  linalg.fill ins(%ninf : f32) outs(%max : memref<4x8xf32>)
+  linalg.generic {indexing_maps = [#mask3, #all3, #rowR], iterator_types = ["parallel", "parallel", "reduction"]}
+      ins(%mask, %s : memref<8x64xi1>, memref<4x8x64xf32>) outs(%max : memref<4x8xf32>) {
+  ^bb0(%k: i1, %v: f32, %o: f32):
+    %x = arith.mulf %v, %scale : f32
+    %y = arith.select %k, %ninf, %x : f32
+    %m = arith.maximumf %o, %y : f32
+    linalg.yield %m : f32
+  }
+  %sum = memref.view %blk[%c128][] : memref<9216xi8> to memref<4x8xf32>
+  %max3 = memref.expand_shape %max [[0], [1, 2]] output_shape [4, 8, 1] : memref<4x8xf32> into memref<4x8x1xf32>
+  linalg.fill ins(%zero : f32) outs(%sum : memref<4x8xf32>)
+  linalg.generic {indexing_maps = [#mask3, #all3, #unit3, #rowR], iterator_types = ["parallel", "parallel", "reduction"]}
+      ins(%mask, %s, %max3 : memref<8x64xi1>, memref<4x8x64xf32>, memref<4x8x1xf32>) outs(%sum : memref<4x8xf32>) {
+  ^bb0(%k: i1, %v: f32, %t: f32, %o: f32):
+    %x = arith.mulf %v, %scale : f32
+    %y = arith.select %k, %ninf, %x : f32
+    %d = arith.subf %y, %t : f32
+    %e = math.exp %d : f32
+    %a = arith.addf %o, %e : f32
+    linalg.yield %a : f32
+  }
+  linalg.generic {indexing_maps = [#mask3, #all3, #unit3, #rowR, #all3], iterator_types = ["parallel", "parallel", "parallel"]}
+      ins(%mask, %s, %max3, %sum : memref<8x64xi1>, memref<4x8x64xf32>, memref<4x8x1xf32>, memref<4x8xf32>) outs(%out : memref<4x8x64xf32>) {
+  ^bb0(%k: i1, %v: f32, %t: f32, %l: f32, %o: f32):
+    %x = arith.mulf %v, %scale : f32
+    %y = arith.select %k, %ninf, %x : f32
+    %d = arith.subf %y, %t : f32
+    %e = math.exp %d : f32
+    %q = arith.divf %e, %l : f32
+    linalg.yield %q : f32
+  }
+  return %out : memref<4x8x64xf32>
+}
+
+// The sum reads the max's buffer as [8, 4], transposed: row (i, j) reads
+// the max of another row. The max is a kernel; the sum and the quotient,
+// which reads the max from memory, are one.
+func.func @transposed(%s: memref<4x8x64xf32>, %mask: memref<8x64xi1>,
+                   %blk: memref<9216xi8> {rankc.scratch_bytes = 9216 : i64}) -> memref<4x8x64xf32> {
+  %c0 = arith.constant 0 : index
+  %c1024 = arith.constant 1024 : index
+  %p = memref.view %blk[%c1024][] : memref<9216xi8> to memref<4x8x64xf32>
+  %c128 = arith.constant 128 : index
+  %ninf = arith.constant 0xFF800000 : f32
+  %zero = arith.constant 0.0 : f32
+  %scale = arith.constant 0.125 : f32
+  %max = memref.view %blk[%c0][] : memref<9216xi8> to memref<4x8xf32>
+  linalg.fill ins(%ninf : f32) outs(%max : memref<4x8xf32>)
+  linalg.generic {indexing_maps = [#mask3, #all3, #rowR], iterator_types = ["parallel", "parallel", "reduction"]}
+      ins(%mask, %s : memref<8x64xi1>, memref<4x8x64xf32>) outs(%max : memref<4x8xf32>) {
+  ^bb0(%k: i1, %v: f32, %o: f32):
+    %x = arith.mulf %v, %scale : f32
+    %y = arith.select %k, %ninf, %x : f32
+    %m = arith.maximumf %o, %y : f32
+    linalg.yield %m : f32
+  }
+  %sum = memref.view %blk[%c128][] : memref<9216xi8> to memref<4x8xf32>
+  %max3 = memref.expand_shape %max [[0], [1, 2]] output_shape [4, 8, 1] : memref<4x8xf32> into memref<4x8x1xf32>
+  linalg.fill ins(%zero : f32) outs(%sum : memref<4x8xf32>)
+  %maxT = memref.view %blk[%c0][] : memref<9216xi8> to memref<8x4xf32>
+  linalg.generic {indexing_maps = [#mask3, #all3, #rowT, #rowR], iterator_types = ["parallel", "parallel", "reduction"]}
+      ins(%mask, %s, %maxT : memref<8x64xi1>, memref<4x8x64xf32>, memref<8x4xf32>) outs(%sum : memref<4x8xf32>) {
+  ^bb0(%k: i1, %v: f32, %t: f32, %o: f32):
+    %x = arith.mulf %v, %scale : f32
+    %y = arith.select %k, %ninf, %x : f32
+    %d = arith.subf %y, %t : f32
+    %e = math.exp %d : f32
+    %a = arith.addf %o, %e : f32
+    linalg.yield %a : f32
+  }
+  linalg.generic {indexing_maps = [#mask3, #all3, #unit3, #rowR, #all3], iterator_types = ["parallel", "parallel", "parallel"]}
+      ins(%mask, %s, %max3, %sum : memref<8x64xi1>, memref<4x8x64xf32>, memref<4x8x1xf32>, memref<4x8xf32>) outs(%p : memref<4x8x64xf32>) {
+  ^bb0(%k: i1, %v: f32, %t: f32, %l: f32, %o: f32):
+    %x = arith.mulf %v, %scale : f32
+    %y = arith.select %k, %ninf, %x : f32
+    %d = arith.subf %y, %t : f32
+    %e = math.exp %d : f32
+    %q = arith.divf %e, %l : f32
+    linalg.yield %q : f32
+  }
+  return %p : memref<4x8x64xf32>
+}
+
+// A copy between buffers the chain does not touch runs first; the chain
+// is still one kernel.
+func.func @copy_apart(%s: memref<4x8x64xf32>, %mask: memref<8x64xi1>,
+                   %blk: memref<9216xi8> {rankc.scratch_bytes = 9216 : i64}) -> memref<4x8x64xf32> {
+  %src = memref.alloc() : memref<64xf32>
+  %b = memref.alloc() : memref<64xf32>
+  %one = arith.constant 1.0 : f32
+  linalg.fill ins(%one : f32) outs(%src : memref<64xf32>)
+  %c0 = arith.constant 0 : index
+  %c1024 = arith.constant 1024 : index
+  %p = memref.view %blk[%c1024][] : memref<9216xi8> to memref<4x8x64xf32>
+  %c128 = arith.constant 128 : index
+  %ninf = arith.constant 0xFF800000 : f32
+  %zero = arith.constant 0.0 : f32
+  %scale = arith.constant 0.125 : f32
+  %max = memref.view %blk[%c0][] : memref<9216xi8> to memref<4x8xf32>
+  linalg.fill ins(%ninf : f32) outs(%max : memref<4x8xf32>)
+  linalg.generic {indexing_maps = [#mask3, #all3, #rowR], iterator_types = ["parallel", "parallel", "reduction"]}
+      ins(%mask, %s : memref<8x64xi1>, memref<4x8x64xf32>) outs(%max : memref<4x8xf32>) {
+  ^bb0(%k: i1, %v: f32, %o: f32):
+    %x = arith.mulf %v, %scale : f32
+    %y = arith.select %k, %ninf, %x : f32
+    %m = arith.maximumf %o, %y : f32
+    linalg.yield %m : f32
+  }
+  %sum = memref.view %blk[%c128][] : memref<9216xi8> to memref<4x8xf32>
+  %max3 = memref.expand_shape %max [[0], [1, 2]] output_shape [4, 8, 1] : memref<4x8xf32> into memref<4x8x1xf32>
+  linalg.copy ins(%src : memref<64xf32>) outs(%b : memref<64xf32>)
+  linalg.fill ins(%zero : f32) outs(%sum : memref<4x8xf32>)
+  linalg.generic {indexing_maps = [#mask3, #all3, #unit3, #rowR], iterator_types = ["parallel", "parallel", "reduction"]}
+      ins(%mask, %s, %max3 : memref<8x64xi1>, memref<4x8x64xf32>, memref<4x8x1xf32>) outs(%sum : memref<4x8xf32>) {
+  ^bb0(%k: i1, %v: f32, %t: f32, %o: f32):
+    %x = arith.mulf %v, %scale : f32
+    %y = arith.select %k, %ninf, %x : f32
+    %d = arith.subf %y, %t : f32
+    %e = math.exp %d : f32
+    %a = arith.addf %o, %e : f32
+    linalg.yield %a : f32
+  }
+  linalg.generic {indexing_maps = [#mask3, #all3, #unit3, #rowR, #all3], iterator_types = ["parallel", "parallel", "parallel"]}
+      ins(%mask, %s, %max3, %sum : memref<8x64xi1>, memref<4x8x64xf32>, memref<4x8x1xf32>, memref<4x8xf32>) outs(%p : memref<4x8x64xf32>) {
+  ^bb0(%k: i1, %v: f32, %t: f32, %l: f32, %o: f32):
+    %x = arith.mulf %v, %scale : f32
+    %y = arith.select %k, %ninf, %x : f32
+    %d = arith.subf %y, %t : f32
+    %e = math.exp %d : f32
+    %q = arith.divf %e, %l : f32
+    linalg.yield %q : f32
+  }
+  return %p : memref<4x8x64xf32>
+}
+
+// A copy that overwrites the scores after the max read them: the max is a
+// kernel, the copy another, the sum and quotient one.
+func.func @copy_into_scores(%s: memref<4x8x64xf32>, %mask: memref<8x64xi1>,
+                   %src: memref<4x8x64xf32>, %blk: memref<9216xi8> {rankc.scratch_bytes = 9216 : i64}) -> memref<4x8x64xf32> {
+  %c0 = arith.constant 0 : index
+  %c1024 = arith.constant 1024 : index
+  %p = memref.view %blk[%c1024][] : memref<9216xi8> to memref<4x8x64xf32>
+  %c128 = arith.constant 128 : index
+  %ninf = arith.constant 0xFF800000 : f32
+  %zero = arith.constant 0.0 : f32
+  %scale = arith.constant 0.125 : f32
+  %max = memref.view %blk[%c0][] : memref<9216xi8> to memref<4x8xf32>
+  linalg.fill ins(%ninf : f32) outs(%max : memref<4x8xf32>)
+  linalg.generic {indexing_maps = [#mask3, #all3, #rowR], iterator_types = ["parallel", "parallel", "reduction"]}
+      ins(%mask, %s : memref<8x64xi1>, memref<4x8x64xf32>) outs(%max : memref<4x8xf32>) {
+  ^bb0(%k: i1, %v: f32, %o: f32):
+    %x = arith.mulf %v, %scale : f32
+    %y = arith.select %k, %ninf, %x : f32
+    %m = arith.maximumf %o, %y : f32
+    linalg.yield %m : f32
+  }
+  %sum = memref.view %blk[%c128][] : memref<9216xi8> to memref<4x8xf32>
+  %max3 = memref.expand_shape %max [[0], [1, 2]] output_shape [4, 8, 1] : memref<4x8xf32> into memref<4x8x1xf32>
+  linalg.copy ins(%src : memref<4x8x64xf32>) outs(%s : memref<4x8x64xf32>)
+  linalg.fill ins(%zero : f32) outs(%sum : memref<4x8xf32>)
+  linalg.generic {indexing_maps = [#mask3, #all3, #unit3, #rowR], iterator_types = ["parallel", "parallel", "reduction"]}
+      ins(%mask, %s, %max3 : memref<8x64xi1>, memref<4x8x64xf32>, memref<4x8x1xf32>) outs(%sum : memref<4x8xf32>) {
+  ^bb0(%k: i1, %v: f32, %t: f32, %o: f32):
+    %x = arith.mulf %v, %scale : f32
+    %y = arith.select %k, %ninf, %x : f32
+    %d = arith.subf %y, %t : f32
+    %e = math.exp %d : f32
+    %a = arith.addf %o, %e : f32
+    linalg.yield %a : f32
+  }
+  linalg.generic {indexing_maps = [#mask3, #all3, #unit3, #rowR, #all3], iterator_types = ["parallel", "parallel", "parallel"]}
+      ins(%mask, %s, %max3, %sum : memref<8x64xi1>, memref<4x8x64xf32>, memref<4x8x1xf32>, memref<4x8xf32>) outs(%p : memref<4x8x64xf32>) {
+  ^bb0(%k: i1, %v: f32, %t: f32, %l: f32, %o: f32):
+    %x = arith.mulf %v, %scale : f32
+    %y = arith.select %k, %ninf, %x : f32
+    %d = arith.subf %y, %t : f32
+    %e = math.exp %d : f32
+    %q = arith.divf %e, %l : f32
+    linalg.yield %q : f32
+  }
+  return %p : memref<4x8x64xf32>
+}
+
