@@ -66,6 +66,12 @@ def dags(work):
         out.append(("ops-" + test, os.path.join(split, test, member)))
     out.append(("dp-mlp", os.path.join(ROOT, "test", "DataParallel", "Inputs",
                                        "torch2.11-mlp.json")))
+    # Row chains (RowChains.h; compiled with RANKC_GPU_ROW_CHAINS=1): a
+    # softmax over rows of 72 and a layer norm over rows of 100 (neither a
+    # multiple of a warp), 768 and 300 rows (300: the last block's rows
+    # overhang), their quotients and normalized rows read by GEMMs.
+    out.append(("row-chains", os.path.join(ROOT, "test", "Target", "Inputs",
+                                           "row-chains-check.json")))
     # Version 2's conv (1-3 spatial axes, groups, padding, dilations, f16,
     # f64) and pool (max, argmax with ties and NaN, sum, mean, integers).
     out.append(("window", os.path.join(ROOT, "test", "E2E", "Inputs", "window.json")))
@@ -535,8 +541,11 @@ def prepare(rankc, work):
             flags = ["--precision", "tf32"] if target == "cuda" and name.endswith("-tf32") else []
             if target == "cuda" and name.endswith("-lib"):
                 flags += ["--emit", "lib"]
+            env = None
+            if target == "cuda" and name.startswith("row-chains"):
+                env = dict(os.environ, RANKC_GPU_ROW_CHAINS="1")
             p = run([rankc, "compile", path, "--target", target, "-o",
-                     os.path.join(base, target + "-exe")] + flags)
+                     os.path.join(base, target + "-exe")] + flags, env=env)
             if p.returncode != 0:
                 sys.exit(f"{name}: compile --target {target} failed:\n{p.stderr}")
         p = run([os.path.join(base, "cpu-exe", "launch"), "--inputs",
