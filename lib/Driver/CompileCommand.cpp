@@ -62,14 +62,18 @@ static void keyCache(CompileCache &cache, const DriverOptions &o,
   cache.addFile("machine", o.machine);
   cache.addFile("profile", o.profile);
   cache.add("schedule", o.bulkSynchronous ? "bulk-synchronous" : "overlap");
-  // (The switches the environment gives the pipelines.)
-  const char *plan = std::getenv("RANKC_PLAN_BUFFERS");
-  cache.add("plan-buffers", plan ? plan : "");
+  // The switches the environment gives the pipelines (docs/cli.md).
+  for (const char *name :
+       {"RANKC_PLAN_BUFFERS", "RANKC_GPU_ROW_CHAINS",
+        "RANKC_BUFFERIZATION_SEGMENTS", "RANKC_ARGUMENTS_THROUGH_MEMORY",
+        "RANKC_UPSTREAM_BUFFERIZE"}) {
+    const char *value = std::getenv(name);
+    cache.add(name, value ? value : "");
+  }
   if (o.target == "cuda") {
     std::string why;
     std::string toolkit = CudaOptions::findToolkit(why);
     cache.add("cuda-toolkit", toolkit);
-    cache.add("row-chains", gpuRowChains() ? "1" : "0");
     llvm::SmallString<256> ptxas(toolkit);
     llvm::sys::path::append(ptxas, "bin", "ptxas");
     llvm::sys::fs::file_status st;
