@@ -98,7 +98,7 @@ def main():
              "--mlir-print-ir-after=rankc-gpu-merge-kernel-modules", "-o", os.devnull],
             check=True, capture_output=True, text=True).stderr
     launches, total = count(lowered)
-    print(f"{what}{' row chains' if chains else ''}: {launches} launches, "
+    print(f"{what}{' f32' if '--f32' in sys.argv else ''}{' row chains' if chains else ''}: {launches} launches, "
           f"{total / 1e6:.1f} MB a step")
 
 

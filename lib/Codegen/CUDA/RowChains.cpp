@@ -138,7 +138,11 @@ std::optional<int64_t> elementOffset(MemRefType type,
 /// `op` as a chain's op (rows: the chain's, or -1 for its first, which
 /// must be a reduction), if it can be one.
 std::optional<RowChainOp> asChainOp(linalg::GenericOp op, int64_t rows) {
-  if (!op.hasPureBufferSemantics())
+  // (A body that reads or writes memory of its own, an embedding's gather,
+  // has accesses that its operands do not show.)
+  if (!op.hasPureBufferSemantics() ||
+      llvm::any_of(op.getBody()->without_terminator(),
+                   [](Operation &x) { return !isMemoryEffectFree(&x); }))
     return std::nullopt;
   SmallVector<int64_t> ranges = op.getStaticLoopRanges();
   if (ranges.empty() || llvm::any_of(ranges, ShapedType::isDynamic))
@@ -256,23 +260,26 @@ private:
   }
 
   /// Whether `op` touches no buffer the chain's ops so far touch (nor one
-  /// a fill it folds writes), through effects on its operands only: the
-  /// chain's ops may then run after it (a reshape's copy between
-  /// attention's row sum and its quotient).
+  /// a fill it folds writes): the chain's ops may then run after it (a
+  /// reshape's copy between attention's row sum and its quotient; the
+  /// target index checks, whose bodies write the error record, between
+  /// cross-entropy's sums and its pick of the target logit). Its effects
+  /// and those of the ops in its regions must each name their buffer.
   bool apart(Operation *op) {
-    auto interface = dyn_cast<MemoryEffectOpInterface>(op);
-    if (!interface)
-      return false;
-    // (Effects inside its regions, on buffers captured from above, would
-    // not be its operands'.)
-    WalkResult nested = op->walk([&](Operation *inner) {
-      return inner == op || isMemoryEffectFree(inner) ? WalkResult::advance()
-                                                      : WalkResult::interrupt();
-    });
-    if (nested.wasInterrupted())
-      return false;
     SmallVector<MemoryEffects::EffectInstance> effects;
-    interface.getEffects(effects);
+    WalkResult walk = op->walk([&](Operation *inner) {
+      if (auto interface = dyn_cast<MemoryEffectOpInterface>(inner)) {
+        interface.getEffects(effects);
+        return WalkResult::advance();
+      }
+      // (An op whose effects are only those of its regions' ops: they are
+      // walked.)
+      return inner->hasTrait<OpTrait::HasRecursiveMemoryEffects>()
+                 ? WalkResult::advance()
+                 : WalkResult::interrupt();
+    });
+    if (walk.wasInterrupted())
+      return false;
     for (const MemoryEffects::EffectInstance &effect : effects) {
       Value v = effect.getValue();
       if (!v || !isa<MemRefType>(v.getType()))
