@@ -38,6 +38,9 @@ namespace {
 /// such an op starts no chain and joins none.
 constexpr int64_t kMaxRowsChecked = int64_t(1) << 22;
 
+/// Rows on one axis of a chain's loop (RowChains.h's lowering).
+constexpr int64_t kRowsOnOneAxis = 65536;
+
 /// Where a buffer's bytes are: [begin, end) of `root`; and where its
 /// layout's offsets count from, the byte `base` of `root` (a memref.view's
 /// shift, 0 for the root itself; none if the shift is not constant).
@@ -404,13 +407,40 @@ void rankc::lowerRowChain(RewriterBase &rewriter, const RowChain &chain,
   auto index = [&](OpBuilder &b, int64_t v) -> Value {
     return arith::ConstantIndexOp::create(b, loc, v);
   };
-  // Rows, then the lanes.
-  auto par = scf::ParallelOp::create(
-      rewriter, loc, ValueRange{index(rewriter, 0), index(rewriter, 0)},
-      ValueRange{index(rewriter, chain.rows), index(rewriter, lanes)},
-      ValueRange{index(rewriter, 1), index(rewriter, 1)});
+  // Rows, then the lanes. More than kRowsOnOneAxis rows are two loops
+  // (rows / kRowsOnOneAxis, kRowsOnOneAxis): on one, a block of 8 rows per
+  // y index would pass the grid's 65535 (GPT-2's attention at batch 64:
+  // 786432 rows); the last rows past the end are skipped, a whole warp at
+  // a time.
+  int64_t inner = std::min(chain.rows, kRowsOnOneAxis);
+  int64_t outer = llvm::divideCeil(chain.rows, inner);
+  SmallVector<int64_t> trips = {inner, lanes};
+  if (outer > 1)
+    trips.insert(trips.begin(), outer);
+  SmallVector<Value> lbs, ubs, steps;
+  for (int64_t n : trips) {
+    lbs.push_back(index(rewriter, 0));
+    ubs.push_back(index(rewriter, n));
+    steps.push_back(index(rewriter, 1));
+  }
+  auto par = scf::ParallelOp::create(rewriter, loc, lbs, ubs, steps);
   rewriter.setInsertionPoint(par.getBody()->getTerminator());
-  Value row = par.getInductionVars()[0], lane = par.getInductionVars()[1];
+  ValueRange ivs = par.getInductionVars();
+  Value lane = ivs.back(), row = ivs[ivs.size() - 2];
+  if (outer > 1) {
+    row = arith::AddIOp::create(
+        rewriter, loc,
+        arith::MulIOp::create(rewriter, loc, ivs[0], index(rewriter, inner)),
+        row);
+    if (chain.rows % inner != 0) {
+      Value inside = arith::CmpIOp::create(rewriter, loc,
+                                           arith::CmpIPredicate::ult, row,
+                                           index(rewriter, chain.rows));
+      auto guard = scf::IfOp::create(rewriter, loc, TypeRange{}, inside,
+                                     /*withElseRegion=*/false);
+      rewriter.setInsertionPoint(guard.thenBlock()->getTerminator());
+    }
+  }
 
   // Each op's values per row, as its lanes hold them.
   SmallVector<SmallVector<Value, 1>> totals(chain.ops.size());

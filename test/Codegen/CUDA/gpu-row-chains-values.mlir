@@ -30,6 +30,8 @@
 // CHECK: rank = 1 offset = 0 sizes = [64]
 // CHECK: rank = 2 offset = 0 sizes = [32, 96]
 // CHECK: rank = 1 offset = 0 sizes = [96]
+// CHECK: rank = 1 offset = 0 sizes = [1]
+// CHECK-NEXT: [70000]
 
 func.func private @printMemrefF32(memref<*xf32>)
 
@@ -132,5 +134,22 @@ func.func @main() {
   %stats = memref.view %b6[%c0_][] : memref<13312xi8> to memref<96xf32>
   %su = memref.cast %stats : memref<96xf32> to memref<*xf32>
   call @printMemrefF32(%su) : (memref<*xf32>) -> ()
+
+  // 70000 rows of ones: each row of the quotient sums to one.
+  %big = memref.alloc() : memref<70000x64xf32>
+  linalg.fill ins(%one : f32) outs(%big : memref<70000x64xf32>)
+  %b7 = memref.alloc() : memref<18200000xi8>
+  %q = call @many_rows(%big, %b7) : (memref<70000x64xf32>, memref<18200000xi8>) -> memref<70000x64xf32>
+  %total = memref.alloc() : memref<1xf32>
+  %zero = arith.constant 0.0 : f32
+  linalg.fill ins(%zero : f32) outs(%total : memref<1xf32>)
+  linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (0)>], iterator_types = ["reduction", "reduction"]}
+      ins(%q : memref<70000x64xf32>) outs(%total : memref<1xf32>) {
+  ^bb0(%v: f32, %o: f32):
+    %a = arith.addf %o, %v : f32
+    linalg.yield %a : f32
+  }
+  %tu = memref.cast %total : memref<1xf32> to memref<*xf32>
+  call @printMemrefF32(%tu) : (memref<*xf32>) -> ()
   return
 }

@@ -88,6 +88,18 @@
 // CHECK-NOT:     {{^    }}scf.parallel
 // CHECK:         return
 
+// More rows than one axis of the grid takes at 8 rows a block: rows are
+// two loops (70000 = 2 x 65536, less the rows past the end, skipped by a
+// whole warp at a time).
+// CHECK-LABEL: func.func @many_rows(
+// CHECK:         {{^    }}scf.parallel ({{.*}}) = ({{.*}}) to (%c2, %c65536, %c32)
+// CHECK:           %[[IN:.*]] = arith.cmpi ult, %{{.*}}, %c70000
+// CHECK:           scf.if %[[IN]] {
+// CHECK-COUNT-5:     gpu.shuffle xor
+// CHECK:             arith.divf
+// CHECK-NOT:     {{^    }}scf.parallel
+// CHECK:         return
+
 #rowR = affine_map<(d0, d1, d2) -> (d0, d1)>
 #all3 = affine_map<(d0, d1, d2) -> (d0, d1, d2)>
 #mask3 = affine_map<(d0, d1, d2) -> (d1, d2)>
@@ -398,3 +410,26 @@ func.func @copy_into_scores(%s: memref<4x8x64xf32>, %mask: memref<8x64xi1>,
   return %p : memref<4x8x64xf32>
 }
 
+
+// A softmax-like chain over 70000 rows.
+func.func @many_rows(%x: memref<70000x64xf32>, %blk: memref<18200000xi8> {rankc.scratch_bytes = 18200000 : i64}) -> memref<70000x64xf32> {
+  %c0 = arith.constant 0 : index
+  %c280000 = arith.constant 280000 : index
+  %zero = arith.constant 0.0 : f32
+  %sum = memref.view %blk[%c0][] : memref<18200000xi8> to memref<70000xf32>
+  %y = memref.view %blk[%c280000][] : memref<18200000xi8> to memref<70000x64xf32>
+  linalg.fill ins(%zero : f32) outs(%sum : memref<70000xf32>)
+  linalg.generic {indexing_maps = [#id2, #row2], iterator_types = ["parallel", "reduction"]}
+      ins(%x : memref<70000x64xf32>) outs(%sum : memref<70000xf32>) {
+  ^bb0(%v: f32, %o: f32):
+    %a = arith.addf %o, %v : f32
+    linalg.yield %a : f32
+  }
+  linalg.generic {indexing_maps = [#id2, #row2, #id2], iterator_types = ["parallel", "parallel"]}
+      ins(%x, %sum : memref<70000x64xf32>, memref<70000xf32>) outs(%y : memref<70000x64xf32>) {
+  ^bb0(%v: f32, %t: f32, %o: f32):
+    %q = arith.divf %v, %t : f32
+    linalg.yield %q : f32
+  }
+  return %y : memref<70000x64xf32>
+}
