@@ -302,6 +302,26 @@ private:
     return true;
   }
 
+  /// Whether `op` reads a buffer (the same bytes) that an op of the chain
+  /// reads.
+  bool readsWhatChainReads(linalg::GenericOp op) {
+    for (OpOperand *in : op.getDpsInputOperands()) {
+      if (!isa<MemRefType>(in->get().getType()))
+        continue;
+      Extent read = extentOf(in->get());
+      for (const RowChainOp &c : chain.ops) {
+        linalg::GenericOp other = c.op;
+        for (OpOperand *x : other.getDpsInputOperands()) {
+          Extent e = extentOf(x->get());
+          if (isa<MemRefType>(x->get().getType()) && read.root == e.root &&
+              read.begin == e.begin && read.end == e.end)
+            return true;
+        }
+      }
+    }
+    return false;
+  }
+
   bool join(linalg::GenericOp op) {
     std::optional<RowChainOp> c = asChainOp(op, chain.rows);
     if (!c)
@@ -345,8 +365,13 @@ private:
       if (from)
         c->forwarded[in->getOperandNumber()] = *from;
     }
-    if (c->forwarded.empty())
-      return false; // nothing of the chain's: no reason to join it
+    // Nothing of the chain's read: no reason to join it, but for a
+    // reduction that reads a buffer an op of the chain reads (its rows then
+    // come from the cache: layer norm's backward sums two products of the
+    // same gradient's rows, which the gradient of its input then reads).
+    if (c->forwarded.empty() &&
+        !(c->kind == RowChainOp::Reduction && readsWhatChainReads(op)))
+      return false;
     if (c->kind == RowChainOp::Reduction) {
       c->fill = fillOf(op);
       llvm::erase(pendingFills, c->fill);

@@ -30,6 +30,7 @@
 // CHECK: rank = 1 offset = 0 sizes = [64]
 // CHECK: rank = 2 offset = 0 sizes = [32, 96]
 // CHECK: rank = 1 offset = 0 sizes = [96]
+// CHECK: rank = 2 offset = 0 sizes = [32, 96]
 // CHECK: rank = 1 offset = 0 sizes = [1]
 // CHECK-NEXT: [70000]
 
@@ -134,6 +135,18 @@ func.func @main() {
   %stats = memref.view %b6[%c0_][] : memref<13312xi8> to memref<96xf32>
   %su = memref.cast %stats : memref<96xf32> to memref<*xf32>
   call @printMemrefF32(%su) : (memref<*xf32>) -> ()
+
+  %b8 = memref.alloc() : memref<13312xi8>
+  %xh = memref.alloc() : memref<32x96xf32>
+  linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d0, d1)>], iterator_types = ["parallel", "parallel"]}
+      ins(%x : memref<32x96xf32>) outs(%xh : memref<32x96xf32>) {
+  ^bb0(%v: f32, %o: f32):
+    %c = math.cos %v : f32
+    linalg.yield %c : f32
+  }
+  %dx = call @two_sums(%y, %xh, %b8) : (memref<32x96xf32>, memref<32x96xf32>, memref<13312xi8>) -> memref<32x96xf32>
+  %dxu = memref.cast %dx : memref<32x96xf32> to memref<*xf32>
+  call @printMemrefF32(%dxu) : (memref<*xf32>) -> ()
 
   // 70000 rows of ones: each row of the quotient sums to one.
   %big = memref.alloc() : memref<70000x64xf32>

@@ -1,4 +1,4 @@
-// RUN: rankc-opt %s -rankc-linalg-to-gpu-loops="unroll=1 row-chains=1" | FileCheck %s
+// RUN: rankc-opt %s -rankc-linalg-to-gpu-loops="unroll=1 row-chains=1" | FileCheck %s --strict-whitespace
 // Off (the default), each op is a kernel of its own.
 // RUN: rankc-opt %s -rankc-linalg-to-gpu-loops="unroll=1" | FileCheck %s --check-prefix=OFF
 // The values: gpu-row-chains-values.mlir runs these functions on the CPU.
@@ -19,14 +19,16 @@
 // CHECK:         %[[SUM:.*]] = memref.view %[[BLK]][%c128{{.*}}] : memref<9216xi8> to memref<4x8xf32>
 // CHECK-NOT:     linalg.
 // CHECK:         {{^    }}scf.parallel
+// CHECK-NOT:     {{^    }}scf.parallel
 // CHECK:           memref.load %[[S]]
 // CHECK:           arith.maximumf
-// CHECK-COUNT-5:   gpu.shuffle xor
+// CHECK-COUNT-5:   gpu.shuffle {{ +}}xor
 // CHECK:           memref.store %{{.*}}, %[[MAX]]
 // CHECK:           memref.load %[[S]]
 // CHECK:           math.exp
-// CHECK-COUNT-5:   gpu.shuffle xor
+// CHECK-COUNT-5:   gpu.shuffle {{ +}}xor
 // CHECK:           memref.store %{{.*}}, %[[SUM]]
+// CHECK-NOT:     {{^    }}scf.parallel
 // CHECK:           memref.load %[[S]]
 // CHECK:           arith.divf
 // CHECK:           memref.store %{{.*}}, %[[P]]
@@ -40,12 +42,15 @@
 // CHECK-LABEL: func.func @layer_norm(
 // CHECK-NOT:     linalg.
 // CHECK:         {{^    }}scf.parallel
-// CHECK-COUNT-5:   gpu.shuffle xor
+// CHECK-NOT:     {{^    }}scf.parallel
+// CHECK-COUNT-5:   gpu.shuffle {{ +}}xor
 // CHECK:           arith.divf
 // CHECK:           memref.store
-// CHECK-COUNT-5:   gpu.shuffle xor
+// CHECK-NOT:     {{^    }}scf.parallel
+// CHECK-COUNT-5:   gpu.shuffle {{ +}}xor
 // CHECK:           math.rsqrt
 // CHECK:           memref.store
+// CHECK-NOT:     {{^    }}scf.parallel
 // CHECK:           arith.mulf
 // CHECK:           memref.store
 // CHECK-NOT:     {{^    }}scf.parallel
@@ -53,16 +58,16 @@
 
 // CHECK-LABEL: func.func @output_argument(
 // CHECK:         {{^    }}scf.parallel
-// CHECK-COUNT-10:  gpu.shuffle xor
+// CHECK-COUNT-10:  gpu.shuffle {{ +}}xor
 // CHECK:         {{^    }}scf.parallel
 // CHECK-NOT:       gpu.shuffle
 // CHECK:         return
 
 // CHECK-LABEL: func.func @transposed(
 // CHECK:         {{^    }}scf.parallel
-// CHECK-COUNT-5:   gpu.shuffle xor
+// CHECK-COUNT-5:   gpu.shuffle {{ +}}xor
 // CHECK:         {{^    }}scf.parallel
-// CHECK-COUNT-5:   gpu.shuffle xor
+// CHECK-COUNT-5:   gpu.shuffle {{ +}}xor
 // CHECK:           arith.divf
 // CHECK-NOT:     {{^    }}scf.parallel
 // CHECK:         return
@@ -73,17 +78,20 @@
 // CHECK:         {{^    }}scf.parallel
 // CHECK-NOT:       gpu.shuffle
 // CHECK:         {{^    }}scf.parallel
-// CHECK-COUNT-10:  gpu.shuffle xor
+// CHECK-NOT:     {{^    }}scf.parallel
+// CHECK:           arith.maximumf
+// CHECK-NOT:     {{^    }}scf.parallel
+// CHECK:           arith.divf
 // CHECK-NOT:     {{^    }}scf.parallel
 // CHECK:         return
 
 // CHECK-LABEL: func.func @copy_into_scores(
 // CHECK:         {{^    }}scf.parallel
-// CHECK-COUNT-5:   gpu.shuffle xor
+// CHECK-COUNT-5:   gpu.shuffle {{ +}}xor
 // CHECK:         {{^    }}scf.parallel
 // CHECK-NOT:       gpu.shuffle
 // CHECK:         {{^    }}scf.parallel
-// CHECK-COUNT-5:   gpu.shuffle xor
+// CHECK-COUNT-5:   gpu.shuffle {{ +}}xor
 // CHECK:           arith.divf
 // CHECK-NOT:     {{^    }}scf.parallel
 // CHECK:         return
@@ -95,8 +103,17 @@
 // CHECK:         {{^    }}scf.parallel ({{.*}}) = ({{.*}}) to (%c2, %c65536, %c32)
 // CHECK:           %[[IN:.*]] = arith.cmpi ult, %{{.*}}, %c70000
 // CHECK:           scf.if %[[IN]] {
-// CHECK-COUNT-5:     gpu.shuffle xor
+// CHECK-COUNT-5:     gpu.shuffle {{ +}}xor
 // CHECK:             arith.divf
+// CHECK-NOT:     {{^    }}scf.parallel
+// CHECK:         return
+
+// CHECK-LABEL: func.func @two_sums(
+// CHECK:         {{^    }}scf.parallel
+// CHECK-NOT:     {{^    }}scf.parallel
+// CHECK:           arith.mulf
+// CHECK-NOT:     {{^    }}scf.parallel
+// CHECK:           arith.subf
 // CHECK-NOT:     {{^    }}scf.parallel
 // CHECK:         return
 
@@ -432,4 +449,42 @@ func.func @many_rows(%x: memref<70000x64xf32>, %blk: memref<18200000xi8> {rankc.
     linalg.yield %q : f32
   }
   return %y : memref<70000x64xf32>
+}
+
+// Layer norm's backward: two row sums of the same gradient's rows (neither
+// reads the other's total: the second joins for the rows the first read),
+// then the input's gradient, which reads both.
+func.func @two_sums(%g: memref<32x96xf32>, %xh: memref<32x96xf32>,
+                    %blk: memref<13312xi8> {rankc.scratch_bytes = 13312 : i64}) -> memref<32x96xf32> {
+  %c0 = arith.constant 0 : index
+  %c128 = arith.constant 128 : index
+  %c1024 = arith.constant 1024 : index
+  %zero = arith.constant 0.0 : f32
+  %s1 = memref.view %blk[%c0][] : memref<13312xi8> to memref<32xf32>
+  %s2 = memref.view %blk[%c128][] : memref<13312xi8> to memref<32xf32>
+  %dx = memref.view %blk[%c1024][] : memref<13312xi8> to memref<32x96xf32>
+  linalg.fill ins(%zero : f32) outs(%s1 : memref<32xf32>)
+  linalg.generic {indexing_maps = [#id2, #row2], iterator_types = ["parallel", "reduction"]}
+      ins(%g : memref<32x96xf32>) outs(%s1 : memref<32xf32>) {
+  ^bb0(%v: f32, %o: f32):
+    %a = arith.addf %o, %v : f32
+    linalg.yield %a : f32
+  }
+  linalg.fill ins(%zero : f32) outs(%s2 : memref<32xf32>)
+  linalg.generic {indexing_maps = [#id2, #id2, #row2], iterator_types = ["parallel", "reduction"]}
+      ins(%g, %xh : memref<32x96xf32>, memref<32x96xf32>) outs(%s2 : memref<32xf32>) {
+  ^bb0(%v: f32, %x: f32, %o: f32):
+    %p = arith.mulf %v, %x : f32
+    %a = arith.addf %o, %p : f32
+    linalg.yield %a : f32
+  }
+  linalg.generic {indexing_maps = [#id2, #id2, #row2, #row2, #id2], iterator_types = ["parallel", "parallel"]}
+      ins(%g, %xh, %s1, %s2 : memref<32x96xf32>, memref<32x96xf32>, memref<32xf32>, memref<32xf32>) outs(%dx : memref<32x96xf32>) {
+  ^bb0(%v: f32, %x: f32, %a: f32, %b: f32, %o: f32):
+    %t = arith.mulf %x, %b : f32
+    %u = arith.addf %a, %t : f32
+    %w = arith.subf %v, %u : f32
+    linalg.yield %w : f32
+  }
+  return %dx : memref<32x96xf32>
 }
