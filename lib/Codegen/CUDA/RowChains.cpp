@@ -13,22 +13,22 @@
 
 #include "RowChains.h"
 
+#include "BufferExtents.h"
 #include "FillFolding.h"
 #include "WarpReductions.h"
 
-#include "rankc/Codegen/Common/Passes.h"
-
 #include "mlir/Dialect/Arith/IR/Arith.h"
-#include "mlir/Dialect/GPU/IR/GPUDialect.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/Interfaces/SideEffectInterfaces.h"
-#include "mlir/Interfaces/ViewLikeInterface.h"
 
-#include <limits>
 #include <optional>
 
 using namespace mlir;
+using rankc::elementOffset;
+using rankc::Extent;
+using rankc::extentOf;
+using rankc::mayOverlap;
 using rankc::RowChain;
 using rankc::RowChainOp;
 
@@ -40,64 +40,6 @@ constexpr int64_t kMaxRowsChecked = int64_t(1) << 22;
 
 /// Rows on one axis of a chain's loop (RowChains.h's lowering).
 constexpr int64_t kRowsOnOneAxis = 65536;
-
-/// Where a buffer's bytes are: [begin, end) of `root`; and where its
-/// layout's offsets count from, the byte `base` of `root` (a memref.view's
-/// shift, 0 for the root itself; none if the shift is not constant).
-struct Extent {
-  Value root;
-  int64_t begin = 0;
-  int64_t end = std::numeric_limits<int64_t>::max();
-  std::optional<int64_t> base;
-
-  /// Whether the offsets of `other`'s layout count from the same byte.
-  bool sameBase(const Extent &other) const {
-    return root == other.root && base && other.base && *base == *other.base;
-  }
-};
-
-Extent extentOf(Value v) {
-  while (Operation *def = v.getDefiningOp()) {
-    if (auto view = dyn_cast<memref::ViewOp>(def)) {
-      std::optional<int64_t> shift = getConstantIntValue(view.getByteShift());
-      Extent e{view.getSource(), 0, std::numeric_limits<int64_t>::max(), shift};
-      MemRefType type = view.getType();
-      Type element = type.getElementType();
-      if (shift && type.hasStaticShape() && element.isIntOrFloat()) {
-        e.begin = *shift;
-        e.end = *shift + type.getNumElements() *
-                             int64_t((element.getIntOrFloatBitWidth() + 7) / 8);
-      }
-      return e;
-    }
-    auto viewLike = dyn_cast<ViewLikeOpInterface>(def);
-    if (!viewLike)
-      break;
-    v = viewLike.getViewSource();
-  }
-  return Extent{v, 0, std::numeric_limits<int64_t>::max(), 0};
-}
-
-/// Memory no other buffer shares: an allocation, the step's scratch block,
-/// or a part's block (an argument its callers allocate for the call).
-bool ownMemory(Value root) {
-  if (auto arg = dyn_cast<BlockArgument>(root)) {
-    auto fn = dyn_cast<func::FuncOp>(arg.getOwner()->getParentOp());
-    return fn && arg.getOwner()->isEntryBlock() &&
-           fn.getArgAttr(arg.getArgNumber(), rankc::kScratchBytes);
-  }
-  Operation *def = root.getDefiningOp();
-  if (isa_and_nonnull<memref::AllocOp, memref::AllocaOp, gpu::AllocOp>(def))
-    return true;
-  auto call = dyn_cast_or_null<func::CallOp>(def);
-  return call && call.getCallee() == rankc::kScratchFunction;
-}
-
-bool mayOverlap(const Extent &a, const Extent &b) {
-  if (a.root == b.root)
-    return a.begin < b.end && b.begin < a.end;
-  return !ownMemory(a.root) && !ownMemory(b.root);
-}
 
 /// The product of `ranges` but `rowDim`'s.
 int64_t rowsOf(ArrayRef<int64_t> ranges, unsigned rowDim) {
@@ -120,22 +62,6 @@ SmallVector<int64_t> indicesAtRow(ArrayRef<int64_t> ranges, unsigned rowDim,
     row /= ranges[d];
   }
   return idx;
-}
-
-/// The element `indices` of `type` as an offset from its layout's base.
-std::optional<int64_t> elementOffset(MemRefType type,
-                                     ArrayRef<int64_t> indices) {
-  SmallVector<int64_t> strides;
-  int64_t offset;
-  if (failed(type.getStridesAndOffset(strides, offset)) ||
-      ShapedType::isDynamic(offset))
-    return std::nullopt;
-  for (auto [stride, i] : llvm::zip(strides, indices)) {
-    if (ShapedType::isDynamic(stride))
-      return std::nullopt;
-    offset += stride * i;
-  }
-  return offset;
 }
 
 /// `op` as a chain's op (rows: the chain's, or -1 for its first, which
