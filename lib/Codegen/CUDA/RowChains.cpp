@@ -467,22 +467,11 @@ void rankc::lowerRowChain(RewriterBase &rewriter, const RowChain &chain,
       rest = arith::DivUIOp::create(rewriter, at, rest, range);
     }
     Block *body = op.getBody();
+    // Values the chain holds from its registers; the others loaded.
     auto inputs = [&](OpBuilder &b, ArrayRef<Value> i, IRMapping &m) {
-      for (OpOperand *in : op.getDpsInputOperands()) {
-        Value arg = body->getArgument(in->getOperandNumber());
-        auto forwarded = c.forwarded.find(in->getOperandNumber());
-        if (forwarded != c.forwarded.end()) {
-          auto [from, result] = forwarded->second;
-          m.map(arg, totals[from][result]);
-          continue;
-        }
-        Value v = in->get();
-        if (isa<MemRefType>(v.getType()))
-          v = memref::LoadOp::create(
-              b, at, v,
-              rankc::indicesAt(b, at, op.getMatchingIndexingMap(in), i));
-        m.map(arg, v);
-      }
+      for (auto [operand, from] : c.forwarded)
+        m.map(body->getArgument(operand), totals[from.first][from.second]);
+      rankc::loadInputsAt(b, at, op, i, m);
     };
     // The outputs' current values, where the body reads them.
     auto outputs = [&](OpBuilder &b, Location l, ArrayRef<Value> i,

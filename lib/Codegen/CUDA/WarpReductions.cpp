@@ -135,8 +135,18 @@ SmallVector<Value> rankc::cloneBodyAt(OpBuilder &b, linalg::GenericOp op,
   return yielded;
 }
 
-Operation *rankc::warpCombinerOf(linalg::GenericOp op) {
-  return combinerOf(op);
+void rankc::loadInputsAt(OpBuilder &b, Location loc, linalg::GenericOp op,
+                         ArrayRef<Value> idx, IRMapping &m) {
+  for (OpOperand *in : op.getDpsInputOperands()) {
+    Value arg = op.getBody()->getArgument(in->getOperandNumber());
+    if (m.contains(arg))
+      continue;
+    Value v = in->get();
+    if (isa<MemRefType>(v.getType()))
+      v = memref::LoadOp::create(
+          b, loc, v, indicesAt(b, loc, op.getMatchingIndexingMap(in), idx));
+    m.map(arg, v);
+  }
 }
 
 Value rankc::combineWith(OpBuilder &b, linalg::GenericOp op, Value acc,
@@ -246,19 +256,10 @@ FailureOr<scf::ParallelOp> rankc::lowerAsWarpReduction(RewriterBase &rewriter,
   for (auto [i, p] : llvm::enumerate(parallel))
     at[p] = ivs[i];
 
-  Block *body = op.getBody();
   Value acc = rowTotalOnLanes(
       rewriter, loc, op, at, lane, kWarp,
       [&](OpBuilder &b, ArrayRef<Value> idx, IRMapping &m) {
-        for (OpOperand *in : op.getDpsInputOperands()) {
-          Value arg = body->getArgument(in->getOperandNumber());
-          Value v = in->get();
-          if (isa<MemRefType>(v.getType()))
-            v = memref::LoadOp::create(
-                b, loc, v,
-                indicesAt(b, loc, op.getMatchingIndexingMap(in), idx));
-          m.map(arg, v);
-        }
+        loadInputsAt(b, loc, op, idx, m);
       });
   Value lead = arith::CmpIOp::create(rewriter, loc, arith::CmpIPredicate::eq,
                                      lane, index(rewriter, 0));

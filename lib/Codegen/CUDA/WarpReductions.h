@@ -67,11 +67,16 @@ llvm::SmallVector<mlir::Value> cloneBodyAt(mlir::OpBuilder &b,
                                            llvm::ArrayRef<mlir::Value> idx,
                                            mlir::IRMapping &m);
 
-/// The one op that combines a warpReducible op's accumulator with each
-/// element, and that op applied to `acc` and `x`.
-mlir::Operation *warpCombinerOf(mlir::linalg::GenericOp op);
+/// A warpReducible op's combiner applied to `acc` and `x`.
 mlir::Value combineWith(mlir::OpBuilder &b, mlir::linalg::GenericOp op,
                         mlir::Value acc, mlir::Value x);
+
+/// Maps each of `op`'s input arguments that `m` does not map yet to its
+/// value at the loop indices `idx`: a load of its element (a scalar input
+/// as it is), in operand order.
+void loadInputsAt(mlir::OpBuilder &b, mlir::Location loc,
+                  mlir::linalg::GenericOp op, llvm::ArrayRef<mlir::Value> idx,
+                  mlir::IRMapping &m);
 
 /// Maps the body's input arguments at the loop indices `idx` (loads, or
 /// values a row chain already holds).

@@ -30,6 +30,27 @@ FULL, ROW = R * L * 4, R * 4
 BLOCK = 3 * FULL
 
 
+def over_rows(x, rows, out, kind, name, scale, step, tail):
+    """A linalg.generic over [R, L] reading x and values per row `rows`,
+    writing `out` (a value per row, reduced along the row, or a full
+    buffer): its body scales x by `scale`, folds the row values in with
+    `step`, then `tail` (formatted with the last value) ends it."""
+    ins = [x] + rows
+    maps = ["#full"] + ["#row"] * len(rows) + ["#row" if kind == "row" else "#full"]
+    types = [f"memref<{R}x{L}xf32>"] + [f"memref<{R}xf32>"] * len(rows)
+    args = ", ".join(f"%a{i}: f32" for i in range(len(ins)))
+    body = f"    {name} = arith.mulf %a0, {scale} : f32\n"
+    for i in range(1, len(ins)):
+        body += f"    {name}{i} = {step} {name}{'' if i == 1 else i - 1}, %a{i} : f32\n"
+    last = name if len(ins) == 1 else f"{name}{len(ins) - 1}"
+    iterators = '"parallel", "reduction"' if kind == "row" else '"parallel", "parallel"'
+    out_type = f"memref<{R}xf32>" if kind == "row" else f"memref<{R}x{L}xf32>"
+    return (f"  linalg.generic {{indexing_maps = [{', '.join(maps)}], iterator_types = "
+            f"[{iterators}]}} ins({', '.join(ins)} : {', '.join(types)}) "
+            f"outs({out} : {out_type}) {{\n  ^bb0({args}, %o: f32):\n{body}"
+            f"{tail.format(last)}\n  }}")
+
+
 def check(seeds, libs):
     """Each seed's program run as written and with its chains: 0 on the
     same output for every seed."""
@@ -105,20 +126,10 @@ def main():
             n = len(lines)
             lines.append(f"  %n{n} = arith.constant {neutral} : f32")
             lines.append(f"  linalg.fill ins(%n{n} : f32) outs({out} : memref<{R}xf32>)")
-            ins = [x] + extra
-            maps = ["#full"] + ["#row"] * len(extra) + ["#row"]
-            types = [f"memref<{R}x{L}xf32>"] + [f"memref<{R}xf32>"] * len(extra)
-            args = ", ".join(f"%a{i}: f32" for i in range(len(ins)))
-            body = "    %t = arith.mulf %a0, %c001 : f32\n"
-            for i in range(1, len(ins)):
-                body += f"    %t{i} = arith.subf %t{'' if i == 1 else i - 1}, %a{i} : f32\n"
-            last = "%t" if len(ins) == 1 else f"%t{len(ins) - 1}"
             combine = "arith.addf" if what == "sum" else "arith.maximumf"
-            lines.append(
-                f"  linalg.generic {{indexing_maps = [{', '.join(maps)}], iterator_types = "
-                f"[\"parallel\", \"reduction\"]}} ins({', '.join(ins)} : {', '.join(types)}) "
-                f"outs({out} : memref<{R}xf32>) {{\n  ^bb0({args}, %o: f32):\n{body}"
-                f"    %r = {combine} %o, {last} : f32\n    linalg.yield %r : f32\n  }}")
+            lines.append(over_rows(x, extra, out, "row", "%t", "%c001", "arith.subf",
+                                   f"    %r = {combine} %o, {{}} : f32\n"
+                                   "    linalg.yield %r : f32"))
         elif what == "row":
             x, out = pick("row"), pick("row") if rng.random() < 0.5 else view("row")
             if not apart(out, [x]):
@@ -134,19 +145,8 @@ def main():
             out = pick("full") if rng.random() < 0.4 else view("full")
             if not apart(out, [x] + rows):
                 continue
-            ins = [x] + rows
-            maps = ["#full"] + ["#row"] * len(rows) + ["#full"]
-            types = [f"memref<{R}x{L}xf32>"] + [f"memref<{R}xf32>"] * len(rows)
-            args = ", ".join(f"%a{i}: f32" for i in range(len(ins)))
-            body = "    %e = arith.mulf %a0, %half : f32\n"
-            for i in range(1, len(ins)):
-                body += f"    %e{i} = arith.addf %e{'' if i == 1 else i - 1}, %a{i} : f32\n"
-            last = f"%e{len(ins) - 1}"
-            lines.append(
-                f"  linalg.generic {{indexing_maps = [{', '.join(maps)}], iterator_types = "
-                f"[\"parallel\", \"parallel\"]}} ins({', '.join(ins)} : {', '.join(types)}) "
-                f"outs({out} : memref<{R}x{L}xf32>) {{\n  ^bb0({args}, %o: f32):\n{body}"
-                f"    linalg.yield {last} : f32\n  }}")
+            lines.append(over_rows(x, rows, out, "full", "%e", "%half", "arith.addf",
+                                   "    linalg.yield {} : f32"))
         else:
             kind = rng.choice(["full", "row"])
             src, dst = pick(kind), view(kind) if rng.random() < 0.5 else pick(kind)
