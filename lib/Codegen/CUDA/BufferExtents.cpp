@@ -6,6 +6,7 @@
 
 #include "BufferExtents.h"
 
+#include "rankc/Codegen/CUDA/Passes.h"
 #include "rankc/Codegen/Common/Passes.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
@@ -20,7 +21,8 @@ using rankc::Extent;
 namespace {
 
 /// Memory no other buffer shares: an allocation, the step's scratch block,
-/// or a part's block (an argument its callers allocate for the call).
+/// a part's block (an argument its callers allocate for the call), or the
+/// runtime's index record.
 bool ownMemory(Value root) {
   if (auto arg = dyn_cast<BlockArgument>(root)) {
     auto fn = dyn_cast<func::FuncOp>(arg.getOwner()->getParentOp());
@@ -31,7 +33,8 @@ bool ownMemory(Value root) {
   if (isa_and_nonnull<memref::AllocOp, memref::AllocaOp, gpu::AllocOp>(def))
     return true;
   auto call = dyn_cast_or_null<func::CallOp>(def);
-  return call && call.getCallee() == rankc::kScratchFunction;
+  return call && (call.getCallee() == rankc::kScratchFunction ||
+                  call.getCallee() == rankc::kIndexRecordFunction);
 }
 
 } // namespace

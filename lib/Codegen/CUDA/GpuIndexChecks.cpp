@@ -31,8 +31,6 @@ using namespace mlir;
 
 namespace {
 
-constexpr llvm::StringLiteral kIndexRecord = "rankc_rt_index_record";
-
 /// `call(check, index, bound)` as a claim of `record` ({check + 1, index,
 /// bound}, int64) that only the first bad index anywhere wins.
 void recordInstead(OpBuilder &b, func::CallOp call, Value record) {
@@ -87,7 +85,8 @@ struct GpuIndexChecksPass
         continue;
       if (!getRecord) {
         b.setInsertionPointToEnd(module.getBody());
-        getRecord = func::FuncOp::create(b, module.getLoc(), kIndexRecord,
+        getRecord = func::FuncOp::create(b, module.getLoc(),
+                                         rankc::kIndexRecordFunction,
                                          b.getFunctionType({}, {bytes}));
         getRecord.setPrivate();
         getRecord->setAttr(LLVM::LLVMDialect::getEmitCWrapperAttrName(),

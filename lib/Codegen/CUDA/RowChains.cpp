@@ -50,34 +50,68 @@ int64_t rowsOf(ArrayRef<int64_t> ranges, unsigned rowDim) {
   return rows;
 }
 
-/// An op's loop indices at row `row` (its row index 0): the loops other
-/// than `rowDim`, row-major.
-SmallVector<int64_t> indicesAtRow(ArrayRef<int64_t> ranges, unsigned rowDim,
-                                  int64_t row) {
-  SmallVector<int64_t> idx(ranges.size(), 0);
-  for (int d = int(ranges.size()) - 1; d >= 0; --d) {
-    if (unsigned(d) == rowDim)
-      continue;
-    idx[d] = row % ranges[d];
-    row /= ranges[d];
+/// Adds the memory effects of `root` and of the ops in its regions to
+/// `effects`; false if one of them does not say what it does (an op with
+/// neither the interface nor recursive effects). An index check's
+/// memref.generic_atomic_rmw, which says nothing, reads and writes its
+/// buffer.
+bool collectEffects(Operation *root,
+                    SmallVectorImpl<MemoryEffects::EffectInstance> &effects) {
+  WalkResult walk = root->walk([&](Operation *inner) {
+    if (auto rmw = dyn_cast<memref::GenericAtomicRMWOp>(inner)) {
+      OpOperand *buffer = &rmw.getMemrefMutable();
+      effects.emplace_back(MemoryEffects::Read::get(), buffer);
+      effects.emplace_back(MemoryEffects::Write::get(), buffer);
+      return WalkResult::advance();
+    }
+    if (auto interface = dyn_cast<MemoryEffectOpInterface>(inner)) {
+      interface.getEffects(effects);
+      return WalkResult::advance();
+    }
+    // (An op whose effects are only those of its regions' ops: they are
+    // walked.)
+    return inner->hasTrait<OpTrait::HasRecursiveMemoryEffects>()
+               ? WalkResult::advance()
+               : WalkResult::interrupt();
+  });
+  return !walk.wasInterrupted();
+}
+
+/// The buffers `op`'s body reads and writes through its own ops (see
+/// RowChainOp::bodyAccesses), or none if an access is not a read or a
+/// write of a buffer from outside the op.
+std::optional<SmallVector<std::pair<Value, bool>, 2>>
+bodyAccessesOf(linalg::GenericOp op) {
+  SmallVector<MemoryEffects::EffectInstance> effects;
+  for (Operation &x : op.getBody()->without_terminator())
+    if (!collectEffects(&x, effects))
+      return std::nullopt;
+  SmallVector<std::pair<Value, bool>, 2> accesses;
+  for (const MemoryEffects::EffectInstance &effect : effects) {
+    Value v = effect.getValue();
+    bool write = isa<MemoryEffects::Write>(effect.getEffect());
+    if (!v || !isa<MemRefType>(v.getType()) ||
+        op->isAncestor(v.getParentRegion()->getParentOp()) ||
+        !(write || isa<MemoryEffects::Read>(effect.getEffect())))
+      return std::nullopt;
+    accesses.emplace_back(v, write);
   }
-  return idx;
+  return accesses;
 }
 
 /// `op` as a chain's op (rows: the chain's, or -1 for its first, which
 /// must be a reduction), if it can be one.
 std::optional<RowChainOp> asChainOp(linalg::GenericOp op, int64_t rows) {
-  // (A body that reads or writes memory of its own, an embedding's gather,
-  // has accesses that its operands do not show.)
-  if (!op.hasPureBufferSemantics() ||
-      llvm::any_of(op.getBody()->without_terminator(),
-                   [](Operation &x) { return !isMemoryEffectFree(&x); }))
+  std::optional<SmallVector<std::pair<Value, bool>, 2>> accesses =
+      bodyAccessesOf(op);
+  if (!op.hasPureBufferSemantics() || !accesses)
     return std::nullopt;
   SmallVector<int64_t> ranges = op.getStaticLoopRanges();
   if (ranges.empty() || llvm::any_of(ranges, ShapedType::isDynamic))
     return std::nullopt;
   RowChainOp c;
   c.op = op;
+  c.bodyAccesses = std::move(*accesses);
   if (rankc::warpReducible(op)) {
     SmallVector<unsigned> reduced;
     op.getReductionDims(reduced);
@@ -89,6 +123,8 @@ std::optional<RowChainOp> asChainOp(linalg::GenericOp op, int64_t rows) {
                      [](Value v) { return !isa<MemRefType>(v.getType()); }))
       return std::nullopt;
     if (rowsOf(ranges, op.getNumLoops()) == rows) {
+      if (llvm::any_of(c.bodyAccesses, [](auto &a) { return a.second; }))
+        return std::nullopt;
       c.kind = RowChainOp::RowValue;
       c.rowDim = op.getNumLoops();
       return c;
@@ -107,85 +143,6 @@ std::optional<RowChainOp> asChainOp(linalg::GenericOp op, int64_t rows) {
       (rows >= 0 && own != rows))
     return std::nullopt;
   return c;
-}
-
-/// An access whose element offset is `offset` + sum_d coef[d] * idx[d] at
-/// loop indices idx (every result of its map a loop index or a constant):
-/// evaluated row by row without building index vectors (GPT-2's attention
-/// has 49152 rows, checked for each value a chain takes from a register).
-struct LinearAccess {
-  int64_t offset = 0;
-  SmallVector<int64_t> coef;
-
-  /// The offset at row `row` of an op with loop `ranges` along `rowDim`
-  /// (indicesAtRow's indices).
-  int64_t at(ArrayRef<int64_t> ranges, unsigned rowDim, int64_t row) const {
-    int64_t element = offset;
-    for (int d = int(ranges.size()) - 1; d >= 0; --d) {
-      if (unsigned(d) == rowDim)
-        continue;
-      element += coef[d] * (row % ranges[d]);
-      row /= ranges[d];
-    }
-    return element;
-  }
-};
-
-std::optional<LinearAccess> linearAccess(MemRefType type, AffineMap map) {
-  SmallVector<int64_t> strides;
-  LinearAccess access;
-  if (failed(type.getStridesAndOffset(strides, access.offset)) ||
-      ShapedType::isDynamic(access.offset))
-    return std::nullopt;
-  access.coef.assign(map.getNumDims(), 0);
-  for (auto [e, stride] : llvm::zip(map.getResults(), strides)) {
-    if (ShapedType::isDynamic(stride))
-      return std::nullopt;
-    if (auto d = dyn_cast<AffineDimExpr>(e))
-      access.coef[d.getPosition()] += stride;
-    else if (auto c = dyn_cast<AffineConstantExpr>(e))
-      access.offset += stride * c.getValue();
-    else
-      return std::nullopt;
-  }
-  return access;
-}
-
-/// Whether `a`'s operand `x` and `b`'s operand `y` are the same element of
-/// the same buffer at each of the `rows` rows (neither along its row).
-bool sameElementPerRow(const RowChainOp &a, OpOperand *x, const RowChainOp &b,
-                       OpOperand *y, int64_t rows) {
-  linalg::GenericOp opA = a.op, opB = b.op;
-  auto typeA = dyn_cast<MemRefType>(x->get().getType());
-  auto typeB = dyn_cast<MemRefType>(y->get().getType());
-  if (!typeA || !typeB || typeA.getElementType() != typeB.getElementType() ||
-      !extentOf(x->get()).sameBase(extentOf(y->get())))
-    return false;
-  AffineMap mapA = opA.getMatchingIndexingMap(x);
-  AffineMap mapB = opB.getMatchingIndexingMap(y);
-  if (mapA.getNumSymbols() || mapB.getNumSymbols() ||
-      mapA.isFunctionOfDim(a.rowDim) || mapB.isFunctionOfDim(b.rowDim))
-    return false;
-  SmallVector<int64_t> rangesA = opA.getStaticLoopRanges();
-  SmallVector<int64_t> rangesB = opB.getStaticLoopRanges();
-  std::optional<LinearAccess> linearA = linearAccess(typeA, mapA);
-  std::optional<LinearAccess> linearB = linearAccess(typeB, mapB);
-  if (linearA && linearB) {
-    for (int64_t row = 0; row < rows; ++row)
-      if (linearA->at(rangesA, a.rowDim, row) !=
-          linearB->at(rangesB, b.rowDim, row))
-        return false;
-    return true;
-  }
-  for (int64_t row = 0; row < rows; ++row) {
-    std::optional<int64_t> at = elementOffset(
-        typeA, mapA.compose(indicesAtRow(rangesA, a.rowDim, row)));
-    std::optional<int64_t> other = elementOffset(
-        typeB, mapB.compose(indicesAtRow(rangesB, b.rowDim, row)));
-    if (!at || !other || *at != *other)
-      return false;
-  }
-  return true;
 }
 
 /// Finds the chains of one block.
@@ -247,18 +204,7 @@ private:
   /// and those of the ops in its regions must each name their buffer.
   bool apart(Operation *op) {
     SmallVector<MemoryEffects::EffectInstance> effects;
-    WalkResult walk = op->walk([&](Operation *inner) {
-      if (auto interface = dyn_cast<MemoryEffectOpInterface>(inner)) {
-        interface.getEffects(effects);
-        return WalkResult::advance();
-      }
-      // (An op whose effects are only those of its regions' ops: they are
-      // walked.)
-      return inner->hasTrait<OpTrait::HasRecursiveMemoryEffects>()
-                 ? WalkResult::advance()
-                 : WalkResult::interrupt();
-    });
-    if (walk.wasInterrupted())
+    if (!collectEffects(op, effects))
       return false;
     for (const MemoryEffects::EffectInstance &effect : effects) {
       Value v = effect.getValue();
@@ -270,6 +216,9 @@ private:
         for (OpOperand &x : other->getOpOperands())
           if (isa<MemRefType>(x.get().getType()) &&
               mayOverlap(touched, extentOf(x.get())))
+            return false;
+        for (auto [u, written] : c.bodyAccesses)
+          if (mayOverlap(touched, extentOf(u)))
             return false;
       }
       for (linalg::FillOp fill : pendingFills)
@@ -299,9 +248,41 @@ private:
     return false;
   }
 
+  /// Whether what `c`'s body reads and writes of its own (its
+  /// bodyAccesses) and what the chain's ops touch stay apart: neither
+  /// writes what the other touches (their order changes in the chain).
+  bool bodyAccessesApart(const RowChainOp &c) {
+    auto clash = [](Value a, bool aWrites, Value b, bool bWrites) {
+      return (aWrites || bWrites) && mayOverlap(extentOf(a), extentOf(b));
+    };
+    auto clashesWithOperands = [&](Value v, bool writes, linalg::GenericOp o) {
+      return llvm::any_of(o->getOpOperands(), [&](OpOperand &x) {
+        return isa<MemRefType>(x.get().getType()) &&
+               clash(v, writes, x.get(), o.isDpsInit(&x));
+      });
+    };
+    for (const RowChainOp &p : chain.ops) {
+      for (auto [v, writes] : c.bodyAccesses) {
+        if (clashesWithOperands(v, writes, p.op))
+          return false;
+        for (auto [u, uWrites] : p.bodyAccesses)
+          if (clash(v, writes, u, uWrites))
+            return false;
+      }
+      for (auto [u, uWrites] : p.bodyAccesses)
+        if (clashesWithOperands(u, uWrites, c.op))
+          return false;
+    }
+    for (linalg::FillOp fill : pendingFills)
+      for (auto [v, writes] : c.bodyAccesses)
+        if (mayOverlap(extentOf(v), extentOf(fill.getOutputs()[0])))
+          return false;
+    return true;
+  }
+
   bool join(linalg::GenericOp op) {
     std::optional<RowChainOp> c = asChainOp(op, chain.rows);
-    if (!c)
+    if (!c || !bodyAccessesApart(*c))
       return false;
     // Nothing it writes may be touched by the chain's other ops (a value
     // they take from a register is not read from memory), but for a value

@@ -25,7 +25,11 @@
 // from the register is no read), but for values per row written to the
 // same element of each row (the plan reuses the sum's buffer for the
 // variance): buffers are compared by their extent, a range of the same
-// block (rankc-plan-buffers' views), or distinct allocations.
+// block (rankc-plan-buffers' views), or distinct allocations. What an op's
+// body reads and writes itself counts as well (cross-entropy's pick reads
+// a class table at the target and, for a bad target, claims the runtime's
+// index record: it joins its max and sum, the record touched by no other
+// op of the chain).
 //
 //===----------------------------------------------------------------------===//
 
@@ -55,6 +59,12 @@ struct RowChainOp {
   /// Input operand number -> the (chain op, output) whose value per row it
   /// reads, from the register that holds it.
   llvm::SmallDenseMap<unsigned, std::pair<unsigned, unsigned>> forwarded;
+  /// Buffers its body's own ops read or write (a gather's table, an index
+  /// check's error record: accesses its operands do not show), each with
+  /// whether it is written. Written ones only in a reduction or an
+  /// elementwise op, whose bodies run once per element (a row value's runs
+  /// on every lane).
+  llvm::SmallVector<std::pair<mlir::Value, bool>, 2> bodyAccesses;
 
   /// One value per row: a reduction's total or a row value.
   bool perRow() const { return kind != Elementwise; }
@@ -64,6 +74,12 @@ struct RowChain {
   int64_t rows = 0;
   llvm::SmallVector<RowChainOp> ops;
 };
+
+/// Whether `a`'s operand `x` and `b`'s operand `y` are the same element of
+/// the same buffer at each of the `rows` rows (neither along its row):
+/// SameElementPerRow.cpp.
+bool sameElementPerRow(const RowChainOp &a, mlir::OpOperand *x,
+                       const RowChainOp &b, mlir::OpOperand *y, int64_t rows);
 
 /// The row chains of `fn`'s blocks, in order; no op in two.
 llvm::SmallVector<RowChain> findRowChains(mlir::func::FuncOp fn);

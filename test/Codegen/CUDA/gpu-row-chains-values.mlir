@@ -7,7 +7,9 @@
 // the totals taken from registers instead of memory, the fills folded, the
 // buffers the chain may not reorder (the negative cases run too).
 // REQUIRES: mlir-runner
-// DEFINE: %{lower} = -convert-linalg-to-loops -convert-scf-to-cf -expand-strided-metadata -lower-affine -finalize-memref-to-llvm -convert-math-to-llvm -convert-arith-to-llvm -convert-cf-to-llvm -convert-func-to-llvm -convert-index-to-llvm -reconcile-unrealized-casts
+// (Arithmetic first: memref.generic_atomic_rmw's lowering needs its body
+// in the LLVM dialect.)
+// DEFINE: %{lower} = -convert-linalg-to-loops -convert-scf-to-cf -expand-strided-metadata -lower-affine -convert-math-to-llvm -convert-arith-to-llvm -finalize-memref-to-llvm -convert-cf-to-llvm -convert-func-to-llvm -convert-index-to-llvm -reconcile-unrealized-casts
 // DEFINE: %{run} = mlir-runner -e main -entry-point-result=void -shared-libs=%mlir_runner_utils,%mlir_c_runner_utils
 // RUN: cat %S/gpu-row-chains.mlir %s > %t.mlir
 // RUN: mlir-opt %t.mlir %{lower} | %{run} > %t.ref.full && grep -v base@ %t.ref.full > %t.ref
@@ -33,8 +35,15 @@
 // CHECK: rank = 2 offset = 0 sizes = [32, 96]
 // CHECK: rank = 1 offset = 0 sizes = [1]
 // CHECK-NEXT: [70000]
+// The picks (row 6's 0), the maxes and sums, the record {3, 70, 64}.
+// CHECK: rank = 1 offset = 0 sizes = [16]
+// CHECK-NEXT: [{{[^,]+}}, {{[^,]+}}, {{[^,]+}}, {{[^,]+}}, {{[^,]+}}, {{[^,]+}}, 0,
+// CHECK: rank = 1 offset = 0 sizes = [32]
+// CHECK: rank = 1 offset = 0 sizes = [3]
+// CHECK-NEXT: [3,  70,  64]
 
 func.func private @printMemrefF32(memref<*xf32>)
+func.func private @printMemrefI64(memref<*xi64>)
 
 // x[i, j, k] = 4 sin(7i + 3j + k): every row different, both signs.
 func.func @scores(%s: memref<4x8x64xf32>) {
@@ -164,5 +173,52 @@ func.func @main() {
   }
   %tu = memref.cast %total : memref<1xf32> to memref<*xf32>
   call @printMemrefF32(%tu) : (memref<*xf32>) -> ()
+
+  // Cross-entropy's pick: logits 4 sin(...), targets 5r mod 64 but row 6's
+  // 70 (out of range: recorded, its pick 0), the class table reversed.
+  %cx = memref.alloc() : memref<4x8x64xf32>
+  call @scores(%cx) : (memref<4x8x64xf32>) -> ()
+  %logits = memref.collapse_shape %cx [[0, 1], [2]] : memref<4x8x64xf32> into memref<32x64xf32>
+  %x16 = memref.subview %logits[0, 0] [16, 64] [1, 1] : memref<32x64xf32> to memref<16x64xf32, strided<[64, 1]>>
+  %xc = memref.alloc() : memref<16x64xf32>
+  memref.copy %x16, %xc : memref<16x64xf32, strided<[64, 1]>> to memref<16x64xf32>
+  %t = memref.alloc() : memref<16xi64>
+  %table = memref.alloc() : memref<64xi64>
+  linalg.generic {indexing_maps = [affine_map<(d0) -> (d0)>], iterator_types = ["parallel"]}
+      outs(%t : memref<16xi64>) {
+  ^bb0(%o: i64):
+    %r = linalg.index 0 : index
+    %ri = arith.index_cast %r : index to i64
+    %c5 = arith.constant 5 : i64
+    %c64 = arith.constant 64 : i64
+    %c6 = arith.constant 6 : i64
+    %c70 = arith.constant 70 : i64
+    %v = arith.muli %ri, %c5 : i64
+    %m = arith.remsi %v, %c64 : i64
+    %six = arith.cmpi eq, %ri, %c6 : i64
+    %tv = arith.select %six, %c70, %m : i64
+    linalg.yield %tv : i64
+  }
+  linalg.generic {indexing_maps = [affine_map<(d0) -> (d0)>], iterator_types = ["parallel"]}
+      outs(%table : memref<64xi64>) {
+  ^bb0(%o: i64):
+    %r = linalg.index 0 : index
+    %ri = arith.index_cast %r : index to i64
+    %c63 = arith.constant 63 : i64
+    %v = arith.subi %c63, %ri : i64
+    linalg.yield %v : i64
+  }
+  %b9 = memref.alloc() : memref<256xi8>
+  %picked = call @pick(%xc, %t, %table, %b9) : (memref<16x64xf32>, memref<16xi64>, memref<64xi64>, memref<256xi8>) -> memref<16xf32>
+  %pu = memref.cast %picked : memref<16xf32> to memref<*xf32>
+  call @printMemrefF32(%pu) : (memref<*xf32>) -> ()
+  %c0p = arith.constant 0 : index
+  %pstats = memref.view %b9[%c0p][] : memref<256xi8> to memref<32xf32>
+  %psu = memref.cast %pstats : memref<32xf32> to memref<*xf32>
+  call @printMemrefF32(%psu) : (memref<*xf32>) -> ()
+  %rec = memref.get_global @index_record : memref<24xi8>
+  %rec64 = memref.view %rec[%c0p][] : memref<24xi8> to memref<3xi64>
+  %ru = memref.cast %rec64 : memref<3xi64> to memref<*xi64>
+  call @printMemrefI64(%ru) : (memref<*xi64>) -> ()
   return
 }

@@ -488,3 +488,187 @@ func.func @two_sums(%g: memref<32x96xf32>, %xh: memref<32x96xf32>,
   }
   return %dx : memref<32x96xf32>
 }
+
+// Cross-entropy's pick of the target logit as GpuIndexChecks leaves it: a
+// reduction whose body checks the row's target (an out-of-range one
+// records the error, first one wins) and reads the class table at it. Its
+// body's accesses (the table read, the record read and written) touch no
+// buffer of the chain's max and sum: it joins them, one kernel, its body
+// kept whole.
+// CHECK-LABEL: func.func @pick(
+// CHECK-SAME:    %[[X:[^:]*]]: memref<16x64xf32>, %[[T:[^:]*]]: memref<16xi64>, %[[TABLE:[^:]*]]: memref<64xi64>
+// CHECK:         %[[ERR:.*]] = memref.view %{{.*}} : memref<?xi8> to memref<3xi64>
+// CHECK-NOT:     linalg.
+// CHECK:         {{^    }}scf.parallel
+// CHECK-NOT:     {{^    }}scf.parallel
+// CHECK-COUNT-10:  gpu.shuffle {{ +}}xor
+// CHECK:           memref.generic_atomic_rmw %[[ERR]]
+// CHECK:           memref.load %[[TABLE]]
+// CHECK-COUNT-5:   gpu.shuffle {{ +}}xor
+// CHECK-NOT:     {{^    }}scf.parallel
+// CHECK:         return
+
+// The same pick recording its error where the sum is: its body writes a
+// buffer the chain touches, so it stays a kernel of its own.
+// CHECK-LABEL: func.func @pick_record_in_chain(
+// CHECK:         {{^    }}scf.parallel
+// CHECK-COUNT-10:  gpu.shuffle {{ +}}xor
+// CHECK:         {{^    }}scf.parallel
+// CHECK:           memref.generic_atomic_rmw
+// CHECK-COUNT-5:   gpu.shuffle {{ +}}xor
+// CHECK-NOT:     {{^    }}scf.parallel
+// CHECK:         return
+
+#pickX = affine_map<(d0, d1) -> (d0, d1)>
+#pickR = affine_map<(d0, d1) -> (d0)>
+
+// picked[r] = x[r, c] - max_r - log(sum_r exp(x[r, :] - max_r)) where c =
+// table[t[r]]; 0 for a row whose target is out of range (recorded).
+func.func @pick(%x: memref<16x64xf32>, %t: memref<16xi64>, %table: memref<64xi64>,
+                %blk: memref<256xi8> {rankc.scratch_bytes = 256 : i64}) -> memref<16xf32> {
+  %c0 = arith.constant 0 : index
+  %c64 = arith.constant 64 : index
+  %c128 = arith.constant 128 : index
+  %raw = call @rankc_rt_index_record() : () -> memref<?xi8>
+  %err = memref.view %raw[%c0][] : memref<?xi8> to memref<3xi64>
+  %ninf = arith.constant 0xFF800000 : f32
+  %zero = arith.constant 0.0 : f32
+  %max = memref.view %blk[%c0][] : memref<256xi8> to memref<16xf32>
+  %sum = memref.view %blk[%c64][] : memref<256xi8> to memref<16xf32>
+  %picked = memref.view %blk[%c128][] : memref<256xi8> to memref<16xf32>
+  linalg.fill ins(%ninf : f32) outs(%max : memref<16xf32>)
+  linalg.generic {indexing_maps = [#pickX, #pickR], iterator_types = ["parallel", "reduction"]}
+      ins(%x : memref<16x64xf32>) outs(%max : memref<16xf32>) {
+  ^bb0(%v: f32, %o: f32):
+    %m = arith.maximumf %o, %v : f32
+    linalg.yield %m : f32
+  }
+  linalg.fill ins(%zero : f32) outs(%sum : memref<16xf32>)
+  linalg.generic {indexing_maps = [#pickX, #pickR, #pickR], iterator_types = ["parallel", "reduction"]}
+      ins(%x, %max : memref<16x64xf32>, memref<16xf32>) outs(%sum : memref<16xf32>) {
+  ^bb0(%v: f32, %m: f32, %o: f32):
+    %d = arith.subf %v, %m : f32
+    %e = math.exp %d : f32
+    %a = arith.addf %o, %e : f32
+    linalg.yield %a : f32
+  }
+  linalg.fill ins(%zero : f32) outs(%picked : memref<16xf32>)
+  linalg.generic {indexing_maps = [#pickR, #pickX, #pickR, #pickR, #pickR], iterator_types = ["parallel", "reduction"]}
+      ins(%t, %x, %max, %sum : memref<16xi64>, memref<16x64xf32>, memref<16xf32>, memref<16xf32>) outs(%picked : memref<16xf32>) {
+  ^bb0(%target: i64, %v: f32, %m: f32, %s: f32, %o: f32):
+    %c1 = arith.constant 1 : index
+    %c2 = arith.constant 2 : index
+    %c0_i64 = arith.constant 0 : i64
+    %c3_i64 = arith.constant 3 : i64
+    %c64_i64 = arith.constant 64 : i64
+    %d = arith.subf %v, %m : f32
+    %l = math.log %s : f32
+    %lp = arith.subf %d, %l : f32
+    %below = arith.cmpi slt, %target, %c0_i64 : i64
+    %above = arith.cmpi sge, %target, %c64_i64 : i64
+    %bad = arith.ori %below, %above : i1
+    scf.if %bad {
+      %was = memref.generic_atomic_rmw %err[%c0] : memref<3xi64> {
+      ^bb0(%cur: i64):
+        %none = arith.cmpi eq, %cur, %c0_i64 : i64
+        %new = arith.select %none, %c3_i64, %cur : i64
+        memref.atomic_yield %new : i64
+      }
+      %first = arith.cmpi eq, %was, %c0_i64 : i64
+      scf.if %first {
+        memref.store %target, %err[%c1] : memref<3xi64>
+        memref.store %c64_i64, %err[%c2] : memref<3xi64>
+      }
+    }
+    %safe = arith.select %bad, %c0_i64, %target : i64
+    %at = arith.index_cast %safe : i64 to index
+    %class = memref.load %table[%at] : memref<64xi64>
+    %col = linalg.index 1 : index
+    %coli = arith.index_cast %col : index to i64
+    %hit = arith.cmpi eq, %coli, %class : i64
+    %pick = arith.select %hit, %lp, %zero : f32
+    %r = arith.select %bad, %zero, %pick : f32
+    %a = arith.addf %o, %r : f32
+    linalg.yield %a : f32
+  }
+  return %picked : memref<16xf32>
+}
+
+// The runtime's record (by its name, memory of its own), here a global
+// that gpu-row-chains-values.mlir prints.
+memref.global "private" @index_record : memref<24xi8> = dense<0>
+func.func @rankc_rt_index_record() -> memref<?xi8> {
+  %r = memref.get_global @index_record : memref<24xi8>
+  %d = memref.cast %r : memref<24xi8> to memref<?xi8>
+  return %d : memref<?xi8>
+}
+
+// (The error record at the sum's bytes, 64..87 of the block.)
+func.func @pick_record_in_chain(%x: memref<16x64xf32>, %t: memref<16xi64>, %table: memref<64xi64>,
+                                %c72: index, %blk: memref<256xi8> {rankc.scratch_bytes = 256 : i64}) -> memref<16xf32> {
+  %c0 = arith.constant 0 : index
+  %c64 = arith.constant 64 : index
+  %c128 = arith.constant 128 : index
+  %ninf = arith.constant 0xFF800000 : f32
+  %zero = arith.constant 0.0 : f32
+  %max = memref.view %blk[%c0][] : memref<256xi8> to memref<16xf32>
+  %sum = memref.view %blk[%c64][] : memref<256xi8> to memref<16xf32>
+  %picked = memref.view %blk[%c128][] : memref<256xi8> to memref<16xf32>
+  %err = memref.view %blk[%c72][] : memref<256xi8> to memref<3xi64>
+  linalg.fill ins(%ninf : f32) outs(%max : memref<16xf32>)
+  linalg.generic {indexing_maps = [#pickX, #pickR], iterator_types = ["parallel", "reduction"]}
+      ins(%x : memref<16x64xf32>) outs(%max : memref<16xf32>) {
+  ^bb0(%v: f32, %o: f32):
+    %m = arith.maximumf %o, %v : f32
+    linalg.yield %m : f32
+  }
+  linalg.fill ins(%zero : f32) outs(%sum : memref<16xf32>)
+  linalg.generic {indexing_maps = [#pickX, #pickR, #pickR], iterator_types = ["parallel", "reduction"]}
+      ins(%x, %max : memref<16x64xf32>, memref<16xf32>) outs(%sum : memref<16xf32>) {
+  ^bb0(%v: f32, %m: f32, %o: f32):
+    %d = arith.subf %v, %m : f32
+    %e = math.exp %d : f32
+    %a = arith.addf %o, %e : f32
+    linalg.yield %a : f32
+  }
+  linalg.fill ins(%zero : f32) outs(%picked : memref<16xf32>)
+  linalg.generic {indexing_maps = [#pickR, #pickX, #pickR, #pickR, #pickR], iterator_types = ["parallel", "reduction"]}
+      ins(%t, %x, %max, %sum : memref<16xi64>, memref<16x64xf32>, memref<16xf32>, memref<16xf32>) outs(%picked : memref<16xf32>) {
+  ^bb0(%target: i64, %v: f32, %m: f32, %s: f32, %o: f32):
+    %c1 = arith.constant 1 : index
+    %c2 = arith.constant 2 : index
+    %c0_i64 = arith.constant 0 : i64
+    %c3_i64 = arith.constant 3 : i64
+    %c64_i64 = arith.constant 64 : i64
+    %d = arith.subf %v, %m : f32
+    %l = math.log %s : f32
+    %lp = arith.subf %d, %l : f32
+    %below = arith.cmpi slt, %target, %c0_i64 : i64
+    %above = arith.cmpi sge, %target, %c64_i64 : i64
+    %bad = arith.ori %below, %above : i1
+    scf.if %bad {
+      %was = memref.generic_atomic_rmw %err[%c0] : memref<3xi64> {
+      ^bb0(%cur: i64):
+        %none = arith.cmpi eq, %cur, %c0_i64 : i64
+        %new = arith.select %none, %c3_i64, %cur : i64
+        memref.atomic_yield %new : i64
+      }
+      %first = arith.cmpi eq, %was, %c0_i64 : i64
+      scf.if %first {
+        memref.store %target, %err[%c1] : memref<3xi64>
+        memref.store %c64_i64, %err[%c2] : memref<3xi64>
+      }
+    }
+    %safe = arith.select %bad, %c0_i64, %target : i64
+    %at = arith.index_cast %safe : i64 to index
+    %class = memref.load %table[%at] : memref<64xi64>
+    %col = linalg.index 1 : index
+    %coli = arith.index_cast %col : index to i64
+    %hit = arith.cmpi eq, %coli, %class : i64
+    %pick = arith.select %hit, %lp, %zero : f32
+    %r = arith.select %bad, %zero, %pick : f32
+    %a = arith.addf %o, %r : f32
+    linalg.yield %a : f32
+  }
+  return %picked : memref<16xf32>
+}

@@ -30,6 +30,10 @@ inline constexpr llvm::StringLiteral kNarrowOperands = "rankc.narrow_operands";
 /// On the generic that rounds a GEMM's f32 result to its readers' narrow
 /// type (rankc-gpu-round-gemm-results): the GEMM call writes it instead.
 inline constexpr llvm::StringLiteral kGemmResult = "rankc.gemm_result";
+/// The runtime's record of a bad index (rankc-gpu-index-checks): memory of
+/// its own, shared with no buffer of the program.
+inline constexpr llvm::StringLiteral kIndexRecordFunction =
+    "rankc_rt_index_record";
 
 #define GEN_PASS_DECL
 #include "rankc/Codegen/CUDA/Passes.h.inc"
