@@ -5,7 +5,8 @@
     row_chains_random.py --check FIRST:END RUNNER_UTILS C_RUNNER_UTILS
 
 The first prints an MLIR module: a function of row reductions (sums and maxes, each
-after a fill of its neutral element), values per row, elementwise ops over
+after a fill of its neutral element; sums whose bodies read a table and
+store into a record of their own), values per row, elementwise ops over
 rows and copies, on views of one block placed at random offsets (so that
 buffers overlap often: the chains' hazards), and a main that runs it on
 fixed inputs and prints the block and the inputs. Run once through
@@ -49,6 +50,30 @@ def over_rows(x, rows, out, kind, name, scale, step, tail):
             f"[{iterators}]}} ins({', '.join(ins)} : {', '.join(types)}) "
             f"outs({out} : {out_type}) {{\n  ^bb0({args}, %o: f32):\n{body}"
             f"{tail.format(last)}\n  }}")
+
+
+def with_body_accesses(x, rows, out, table, record):
+    """A sum over the rows of x whose body reads `table` (a value per row
+    view) at the column mod R and, with a `record`, stores its term there:
+    accesses of its own, which its operands do not show (cross-entropy's
+    pick reads a class table and claims the index record so)."""
+    ins = [x] + rows
+    maps = ["#full"] + ["#row"] * len(rows) + ["#row"]
+    types = [f"memref<{R}x{L}xf32>"] + [f"memref<{R}xf32>"] * len(rows)
+    args = ", ".join(f"%a{i}: f32" for i in range(len(ins)))
+    body = (f"    %j = linalg.index 1 : index\n    %cR = arith.constant {R} : index\n"
+            f"    %k = arith.remui %j, %cR : index\n"
+            f"    %tv = memref.load {table}[%k] : memref<{R}xf32>\n"
+            f"    %g0 = arith.mulf %a0, %tv : f32\n")
+    for i in range(1, len(ins)):
+        body += f"    %g{i} = arith.subf %g{i - 1}, %a{i} : f32\n"
+    last = f"%g{len(ins) - 1}"
+    if record:
+        body += f"    memref.store {last}, {record}[%k] : memref<{R}xf32>\n"
+    return (f"  linalg.generic {{indexing_maps = [{', '.join(maps)}], iterator_types = "
+            f"[\"parallel\", \"reduction\"]}} ins({', '.join(ins)} : {', '.join(types)}) "
+            f"outs({out} : memref<{R}xf32>) {{\n  ^bb0({args}, %o: f32):\n{body}"
+            f"    %r = arith.addf %o, {last} : f32\n    linalg.yield %r : f32\n  }}")
 
 
 def check(seeds, libs):
@@ -115,8 +140,23 @@ def main():
 
     consts = set()
     for _ in range(rng.randrange(4, 9)):
-        what = rng.choice(["sum", "max", "sum", "row", "elem", "elem", "copy"])
-        if what in ("sum", "max"):
+        what = rng.choice(["sum", "max", "sum", "row", "elem", "elem", "copy", "body"])
+        if what == "body":
+            x = pick("full")
+            extra = [pick("row") for _ in range(rng.randrange(0, 2))]
+            table = pick("row")
+            record = pick("row") if rng.random() < 0.6 else None
+            out = pick("row") if rng.random() < 0.5 else view("row")
+            # Its own accesses apart from one another (as a bufferized
+            # op's are); not from the other ops': their hazards.
+            if not apart(out, [x, table] + extra + ([record] if record else [])) or \
+                    (record and not apart(record, [x, table] + extra)):
+                continue
+            n = len(lines)
+            lines.append(f"  %n{n} = arith.constant 0.0 : f32")
+            lines.append(f"  linalg.fill ins(%n{n} : f32) outs({out} : memref<{R}xf32>)")
+            lines.append(with_body_accesses(x, extra, out, table, record))
+        elif what in ("sum", "max"):
             x = pick("full")
             extra = [pick("row") for _ in range(rng.randrange(0, 2))]
             out = pick("row") if rng.random() < 0.5 else view("row")
