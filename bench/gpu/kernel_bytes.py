@@ -1,8 +1,8 @@
 #!/usr/bin/env python3
 """The bytes a CUDA step's generated kernels move, counted statically (no GPU).
 
-    bench/gpu/kernel_bytes.py BUILD MODEL [--f32] [--row-chains]
-    bench/gpu/kernel_bytes.py BUILD STEP.json [--row-chains]
+    bench/gpu/kernel_bytes.py BUILD MODEL [--f32] [--row-chains] [--top=N]
+    bench/gpu/kernel_bytes.py BUILD STEP.json [--row-chains] [--top=N]
 
 MODEL is one of bench/gpu/memory.py's (gpt6, gpt2-4k, block, ...), exported
 with its optimizer in the step, under bf16 autocast unless --f32. The step
@@ -14,7 +14,10 @@ arguments traced through views and reshapes to their place in the block,
 so one buffer passed twice counts once) are summed. cuBLASLt's GEMMs are
 not counted. A kernel that reads a row again after another op of a row
 chain read it is counted once: the premise of RowChains.h is that the row
-is then in the cache. Prints the launches and the megabytes a step."""
+is then in the cache. Prints the launches and the megabytes a step; with
+--top=N, then the N kernels that move the most (megabytes a step over all
+their launches, launches, the shapes of their first buffers): where a
+kernel change pays."""
 import json
 import os
 import re
@@ -67,15 +70,18 @@ def count(ir):
             v = src
         return (v, 0)
 
-    total = launches = 0
-    for m in re.finditer(r"gpu\.launch_func\s+@\w+::@\w+.*?args\((.*?)\)\n", ir):
+    per_kernel = {}  # name -> [bytes, launches, shapes]
+    for m in re.finditer(r"gpu\.launch_func\s+@\w+::@(\w+).*?args\((.*?)\)\n", ir):
         distinct = {}
-        for v, t in re.findall(r"(%[\w.]+) : memref<([^>]*)>", m.group(1)):
+        shapes = []
+        for v, t in re.findall(r"(%[\w.]+) : memref<([^>]*)>", m.group(2)):
             k = place(v)
             distinct[k] = max(distinct.get(k, 0), nbytes(t))
-        total += sum(distinct.values())
-        launches += 1
-    return launches, total
+            shapes.append(t.split(",")[0])
+        row = per_kernel.setdefault(m.group(1), [0, 0, shapes])
+        row[0] += sum(distinct.values())
+        row[1] += 1
+    return per_kernel
 
 
 def main():
@@ -97,9 +103,14 @@ def main():
              "-rankc-lower-cuda=format=isa" + (" row-chains=1" if chains else ""),
              "--mlir-print-ir-after=rankc-gpu-merge-kernel-modules", "-o", os.devnull],
             check=True, capture_output=True, text=True).stderr
-    launches, total = count(lowered)
+    per_kernel = count(lowered)
+    launches = sum(r[1] for r in per_kernel.values())
+    total = sum(r[0] for r in per_kernel.values())
     print(f"{what}{' f32' if '--f32' in sys.argv else ''}{' row chains' if chains else ''}: {launches} launches, "
           f"{total / 1e6:.1f} MB a step")
+    top = [int(a.split("=")[1]) for a in sys.argv if a.startswith("--top=")]
+    for name, (b, n, shapes) in sorted(per_kernel.items(), key=lambda kv: -kv[1][0])[:top[0] if top else 0]:
+        print(f"  {b / 1e6:9.1f} MB {n:4d}x {name}: {' '.join(shapes[:6])}")
 
 
 if __name__ == "__main__":
