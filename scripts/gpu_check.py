@@ -66,7 +66,7 @@ def dags(work):
         out.append(("ops-" + test, os.path.join(split, test, member)))
     out.append(("dp-mlp", os.path.join(ROOT, "test", "DataParallel", "Inputs",
                                        "torch2.11-mlp.json")))
-    # Row chains (RowChains.h; compiled with RANKC_GPU_ROW_CHAINS=1): a
+    # Row chains (RowChains.h; on in every CUDA build of the check): a
     # softmax over rows of 72 and a layer norm over rows of 100 (neither a
     # multiple of a warp), 768 and 300 rows (300: the last block's rows
     # overhang), their quotients and normalized rows read by GEMMs.
@@ -541,11 +541,8 @@ def prepare(rankc, work):
             flags = ["--precision", "tf32"] if target == "cuda" and name.endswith("-tf32") else []
             if target == "cuda" and name.endswith("-lib"):
                 flags += ["--emit", "lib"]
-            env = None
-            if target == "cuda" and name.startswith("row-chains"):
-                env = dict(os.environ, RANKC_GPU_ROW_CHAINS="1")
             p = run([rankc, "compile", path, "--target", target, "-o",
-                     os.path.join(base, target + "-exe")] + flags, env=env)
+                     os.path.join(base, target + "-exe")] + flags)
             if p.returncode != 0:
                 sys.exit(f"{name}: compile --target {target} failed:\n{p.stderr}")
         p = run([os.path.join(base, "cpu-exe", "launch"), "--inputs",

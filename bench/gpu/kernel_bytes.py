@@ -1,14 +1,14 @@
 #!/usr/bin/env python3
 """The bytes a CUDA step's generated kernels move, counted statically (no GPU).
 
-    bench/gpu/kernel_bytes.py BUILD MODEL [--f32] [--row-chains] [--top=N]
-    bench/gpu/kernel_bytes.py BUILD STEP.json [--row-chains] [--top=N]
+    bench/gpu/kernel_bytes.py BUILD MODEL [--f32] [--no-row-chains] [--top=N]
+    bench/gpu/kernel_bytes.py BUILD STEP.json [--no-row-chains] [--top=N]
 
 MODEL is one of bench/gpu/memory.py's (gpt6, gpt2-4k, block, ...), exported
 with its optimizer in the step, under bf16 autocast unless --f32. The step
 is compiled (`BUILD/bin/rankc compile --target cuda --emit mlir`) and
-lowered (`BUILD/bin/rankc-opt -rankc-lower-cuda`, with `row-chains=1` for
---row-chains) up to rankc-gpu-merge-kernel-modules; then, for every
+lowered (`BUILD/bin/rankc-opt -rankc-lower-cuda`, with `row-chains=0` for
+--no-row-chains) up to rankc-gpu-merge-kernel-modules; then, for every
 `gpu.launch_func` of the step, the bytes of its distinct buffers (memref
 arguments traced through views and reshapes to their place in the block,
 so one buffer passed twice counts once) are summed. cuBLASLt's GEMMs are
@@ -89,7 +89,7 @@ def main():
     if len(args) != 2:
         sys.exit(__doc__)
     build, what = args
-    chains = "--row-chains" in sys.argv
+    chains = "--no-row-chains" not in sys.argv
     with tempfile.TemporaryDirectory() as work:
         step = what
         if not what.endswith(".json"):
@@ -100,13 +100,13 @@ def main():
                         "--emit", "mlir", "-o", mlir], check=True)
         lowered = subprocess.run(
             [os.path.join(build, "bin", "rankc-opt"), mlir, "--mlir-disable-threading",
-             "-rankc-lower-cuda=format=isa" + (" row-chains=1" if chains else ""),
+             "-rankc-lower-cuda=format=isa" + ("" if chains else " row-chains=0"),
              "--mlir-print-ir-after=rankc-gpu-merge-kernel-modules", "-o", os.devnull],
             check=True, capture_output=True, text=True).stderr
     per_kernel = count(lowered)
     launches = sum(r[1] for r in per_kernel.values())
     total = sum(r[0] for r in per_kernel.values())
-    print(f"{what}{' f32' if '--f32' in sys.argv else ''}{' row chains' if chains else ''}: {launches} launches, "
+    print(f"{what}{' f32' if '--f32' in sys.argv else ''}{'' if chains else ' no row chains'}: {launches} launches, "
           f"{total / 1e6:.1f} MB a step")
     top = [int(a.split("=")[1]) for a in sys.argv if a.startswith("--top=")]
     for name, (b, n, shapes) in sorted(per_kernel.items(), key=lambda kv: -kv[1][0])[:top[0] if top else 0]:

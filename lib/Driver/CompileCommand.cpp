@@ -27,10 +27,11 @@
 using namespace mlir;
 using namespace rankc;
 
-/// `RANKC_GPU_ROW_CHAINS=1`: row chains as one kernel each (CudaOptions).
+/// Row chains as one kernel each (CudaOptions), unless
+/// `RANKC_GPU_ROW_CHAINS=0`.
 static bool gpuRowChains() {
   const char *chains = std::getenv("RANKC_GPU_ROW_CHAINS");
-  return chains && llvm::StringRef(chains) == "1";
+  return !chains || llvm::StringRef(chains) != "0";
 }
 
 /// Everything a build's outputs depend on, into the cache's key.

@@ -71,7 +71,7 @@ struct CudaPipelineOptions
   Option<bool> rowChains{
       *this, "row-chains",
       llvm::cl::desc("Row chains as one kernel each (RowChains.h)"),
-      llvm::cl::init(false)};
+      llvm::cl::init(true)};
 };
 } // namespace
 

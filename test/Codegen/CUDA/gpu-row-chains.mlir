@@ -1,6 +1,6 @@
-// RUN: rankc-opt %s -rankc-linalg-to-gpu-loops="unroll=1 row-chains=1" | FileCheck %s --strict-whitespace
-// Off (the default), each op is a kernel of its own.
-// RUN: rankc-opt %s -rankc-linalg-to-gpu-loops="unroll=1" | FileCheck %s --check-prefix=OFF
+// RUN: rankc-opt %s -rankc-linalg-to-gpu-loops="unroll=1" | FileCheck %s --strict-whitespace
+// Off (row-chains=0), each op is a kernel of its own.
+// RUN: rankc-opt %s -rankc-linalg-to-gpu-loops="unroll=1 row-chains=0" | FileCheck %s --check-prefix=OFF
 // The values: gpu-row-chains-values.mlir runs these functions on the CPU.
 //
 // A row chain (lib/Codegen/CUDA/RowChains.h) is one loop nest over rows and

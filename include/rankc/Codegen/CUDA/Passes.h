@@ -54,9 +54,8 @@ struct CudaOptions {
   /// translation (`--emit ptx` reads the binaries).
   bool lowerLaunches = true;
   /// Row chains as one kernel each (rankc-linalg-to-gpu-loops' `row-chains`;
-  /// off until the GPU check has run them: `RANKC_GPU_ROW_CHAINS=1` turns
-  /// them on in `rankc compile`).
-  bool rowChains = false;
+  /// `RANKC_GPU_ROW_CHAINS=0` turns them off in `rankc compile`).
+  bool rowChains = true;
   /// $CUDA_ROOT, $CUDA_HOME or $CUDA_PATH (the first set), else
   /// /usr/local/cuda, else where ptxas is on PATH. Empty, with `why`, when
   /// there is none (CudaToolkit.cpp).

@@ -288,7 +288,7 @@ def RankcLinalgToGpuLoops : Pass<"rankc-linalg-to-gpu-loops", "mlir::func::FuncO
       thread moves 16 contiguous bytes at a time, which HBM needs to stream
       (ops of fewer than `min-vector-elements` elements stay scalar).
 
-    - with `row-chains`, a row chain (RowChains.h: a warp-sized row
+    - with `row-chains` (the default), a row chain (RowChains.h: a warp-sized row
       reduction, then ops over the same rows that each read a row total of
       an earlier one, such as softmax's max, sum of exponentials and
       quotient) becomes one loop over rows and lanes: each reduction's total
@@ -317,7 +317,7 @@ def RankcLinalgToGpuLoops : Pass<"rankc-linalg-to-gpu-loops", "mlir::func::FuncO
     Option<"unroll", "unroll", "int64_t", /*default=*/"4",
            "Unroll factor of each thread's innermost sequential loop "
            "(reductions), so that several loads are in flight (1: none)">,
-    Option<"rowChains", "row-chains", "bool", /*default=*/"false",
+    Option<"rowChains", "row-chains", "bool", /*default=*/"true",
            "Run each row chain (a row reduction and the ops after it that "
            "read its total: softmax's max, sum and quotient) as one kernel, "
            "a row per `row-chain-lanes` threads (RowChains.h)">,
