@@ -145,6 +145,18 @@ std::optional<RowChainOp> asChainOp(linalg::GenericOp op, int64_t rows) {
   return c;
 }
 
+/// The buffers `c` touches, each with whether it writes it: its memref
+/// operands (its outputs written) and its body's own accesses.
+SmallVector<std::pair<Value, bool>> touchedBy(const RowChainOp &c) {
+  SmallVector<std::pair<Value, bool>> touched(c.bodyAccesses.begin(),
+                                              c.bodyAccesses.end());
+  linalg::GenericOp op = c.op;
+  for (OpOperand &x : op->getOpOperands())
+    if (isa<MemRefType>(x.get().getType()))
+      touched.emplace_back(x.get(), op.isDpsInit(&x));
+  return touched;
+}
+
 /// Finds the chains of one block.
 class ChainFinder {
 public:
@@ -211,16 +223,10 @@ private:
       if (!v || !isa<MemRefType>(v.getType()))
         return false;
       Extent touched = extentOf(v);
-      for (const RowChainOp &c : chain.ops) {
-        linalg::GenericOp other = c.op;
-        for (OpOperand &x : other->getOpOperands())
-          if (isa<MemRefType>(x.get().getType()) &&
-              mayOverlap(touched, extentOf(x.get())))
-            return false;
-        for (auto [u, written] : c.bodyAccesses)
+      for (const RowChainOp &c : chain.ops)
+        for (auto [u, written] : touchedBy(c))
           if (mayOverlap(touched, extentOf(u)))
             return false;
-      }
       for (linalg::FillOp fill : pendingFills)
         if (mayOverlap(touched, extentOf(fill.getOutputs()[0])))
           return false;
@@ -249,30 +255,22 @@ private:
   }
 
   /// Whether what `c`'s body reads and writes of its own (its
-  /// bodyAccesses) and what the chain's ops touch stay apart: neither
-  /// writes what the other touches (their order changes in the chain).
+  /// bodyAccesses) and what the chain's ops touch stay apart, and what
+  /// their bodies touch and `c` touches: neither writes what the other
+  /// touches (their order changes in the chain).
   bool bodyAccessesApart(const RowChainOp &c) {
-    auto clash = [](Value a, bool aWrites, Value b, bool bWrites) {
-      return (aWrites || bWrites) && mayOverlap(extentOf(a), extentOf(b));
+    auto clash = [](ArrayRef<std::pair<Value, bool>> as,
+                    ArrayRef<std::pair<Value, bool>> bs) {
+      for (auto [a, aWrites] : as)
+        for (auto [b, bWrites] : bs)
+          if ((aWrites || bWrites) && mayOverlap(extentOf(a), extentOf(b)))
+            return true;
+      return false;
     };
-    auto clashesWithOperands = [&](Value v, bool writes, linalg::GenericOp o) {
-      return llvm::any_of(o->getOpOperands(), [&](OpOperand &x) {
-        return isa<MemRefType>(x.get().getType()) &&
-               clash(v, writes, x.get(), o.isDpsInit(&x));
-      });
-    };
-    for (const RowChainOp &p : chain.ops) {
-      for (auto [v, writes] : c.bodyAccesses) {
-        if (clashesWithOperands(v, writes, p.op))
-          return false;
-        for (auto [u, uWrites] : p.bodyAccesses)
-          if (clash(v, writes, u, uWrites))
-            return false;
-      }
-      for (auto [u, uWrites] : p.bodyAccesses)
-        if (clashesWithOperands(u, uWrites, c.op))
-          return false;
-    }
+    SmallVector<std::pair<Value, bool>> byC = touchedBy(c);
+    for (const RowChainOp &p : chain.ops)
+      if (clash(c.bodyAccesses, touchedBy(p)) || clash(p.bodyAccesses, byC))
+        return false;
     for (linalg::FillOp fill : pendingFills)
       for (auto [v, writes] : c.bodyAccesses)
         if (mayOverlap(extentOf(v), extentOf(fill.getOutputs()[0])))

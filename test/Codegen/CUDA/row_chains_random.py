@@ -31,16 +31,17 @@ FULL, ROW = R * L * 4, R * 4
 BLOCK = 3 * FULL
 
 
-def over_rows(x, rows, out, kind, name, scale, step, tail):
+def over_rows(x, rows, out, kind, name, scale, step, tail, head=""):
     """A linalg.generic over [R, L] reading x and values per row `rows`,
     writing `out` (a value per row, reduced along the row, or a full
-    buffer): its body scales x by `scale`, folds the row values in with
-    `step`, then `tail` (formatted with the last value) ends it."""
+    buffer): its body, after `head`, scales x by `scale`, folds the row
+    values in with `step`, then `tail` (formatted with the last value)
+    ends it."""
     ins = [x] + rows
     maps = ["#full"] + ["#row"] * len(rows) + ["#row" if kind == "row" else "#full"]
     types = [f"memref<{R}x{L}xf32>"] + [f"memref<{R}xf32>"] * len(rows)
     args = ", ".join(f"%a{i}: f32" for i in range(len(ins)))
-    body = f"    {name} = arith.mulf %a0, {scale} : f32\n"
+    body = f"{head}    {name} = arith.mulf %a0, {scale} : f32\n"
     for i in range(1, len(ins)):
         body += f"    {name}{i} = {step} {name}{'' if i == 1 else i - 1}, %a{i} : f32\n"
     last = name if len(ins) == 1 else f"{name}{len(ins) - 1}"
@@ -57,23 +58,13 @@ def with_body_accesses(x, rows, out, table, record):
     view) at the column mod R and, with a `record`, stores its term there:
     accesses of its own, which its operands do not show (cross-entropy's
     pick reads a class table and claims the index record so)."""
-    ins = [x] + rows
-    maps = ["#full"] + ["#row"] * len(rows) + ["#row"]
-    types = [f"memref<{R}x{L}xf32>"] + [f"memref<{R}xf32>"] * len(rows)
-    args = ", ".join(f"%a{i}: f32" for i in range(len(ins)))
-    body = (f"    %j = linalg.index 1 : index\n    %cR = arith.constant {R} : index\n"
+    head = (f"    %j = linalg.index 1 : index\n    %cR = arith.constant {R} : index\n"
             f"    %k = arith.remui %j, %cR : index\n"
-            f"    %tv = memref.load {table}[%k] : memref<{R}xf32>\n"
-            f"    %g0 = arith.mulf %a0, %tv : f32\n")
-    for i in range(1, len(ins)):
-        body += f"    %g{i} = arith.subf %g{i - 1}, %a{i} : f32\n"
-    last = f"%g{len(ins) - 1}"
-    if record:
-        body += f"    memref.store {last}, {record}[%k] : memref<{R}xf32>\n"
-    return (f"  linalg.generic {{indexing_maps = [{', '.join(maps)}], iterator_types = "
-            f"[\"parallel\", \"reduction\"]}} ins({', '.join(ins)} : {', '.join(types)}) "
-            f"outs({out} : memref<{R}xf32>) {{\n  ^bb0({args}, %o: f32):\n{body}"
-            f"    %r = arith.addf %o, {last} : f32\n    linalg.yield %r : f32\n  }}")
+            f"    %tv = memref.load {table}[%k] : memref<{R}xf32>\n")
+    store = f"    memref.store {{0}}, {record}[%k] : memref<{R}xf32>\n" if record else ""
+    return over_rows(x, rows, out, "row", "%g", "%tv", "arith.subf",
+                     store + "    %r = arith.addf %o, {0} : f32\n    linalg.yield %r : f32",
+                     head)
 
 
 def check(seeds, libs):

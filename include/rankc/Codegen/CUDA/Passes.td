@@ -288,10 +288,10 @@ def RankcLinalgToGpuLoops : Pass<"rankc-linalg-to-gpu-loops", "mlir::func::FuncO
       thread moves 16 contiguous bytes at a time, which HBM needs to stream
       (ops of fewer than `min-vector-elements` elements stay scalar).
 
-    - with `row-chains` (the default), a row chain (RowChains.h: a warp-sized row
-      reduction, then ops over the same rows that each read a row total of
-      an earlier one, such as softmax's max, sum of exponentials and
-      quotient) becomes one loop over rows and lanes: each reduction's total
+    - with `row-chains` (the default), a row chain (RowChains.h: a
+      warp-sized row reduction, then ops over the same rows that each read
+      a row total of an earlier one, such as softmax's max, sum of
+      exponentials and quotient) becomes one loop over rows and lanes: each reduction's total
       reaches every lane through a butterfly of shuffles and the later ops
       take it from there, each op's elements re-read from the cache instead
       of memory. Only where no op of the chain writes bytes another one
